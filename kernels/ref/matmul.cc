@@ -1,0 +1,11 @@
+// PLACEHOLDER: MatMul family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeMatMul(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(MatMul)
+
+}  // namespace tare

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that tare's build and tests need. Idempotent: run it as often as
+# you like. As root it calls apt-get directly, otherwise through sudo.
+#   platforms/debian/setup.sh              build + tests (what CI needs)
+#   platforms/debian/setup.sh --fixtures   also PyTorch, torchvision, ONNX and Fashion-MNIST, to
+#                                          regenerate tests/models/ with tests/models/make_fixtures.py
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config
+      libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
+      libprotobuf-dev protobuf-compiler libonnx-dev
+      libcli11-dev libssl-dev doctest-dev python3)
+if [[ "${1:-}" == "--fixtures" ]]; then
+  pkgs+=(python3-torch python3-torchvision python3-onnx python3-numpy dataset-fashion-mnist)
+fi
+SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup: all ${#pkgs[@]} packages present"

@@ -1,0 +1,39 @@
+// Element types. The numbering is ONNX TensorProto.DataType's, so converters and the .tare format
+// store the same codes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tare {
+
+/// Element type of a tensor; values equal ONNX TensorProto.DataType.
+enum class DType : int32_t {
+  kUndefined = 0,
+  kFloat32 = 1,
+  kUInt8 = 2,
+  kInt8 = 3,
+  kUInt16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kFloat64 = 11,
+  kUInt32 = 12,
+  kUInt64 = 13,
+};
+
+/// Bytes per element; 0 for kUndefined and kString (not storable as plain data).
+size_t DTypeSize(DType t);
+/// Lower-case name ("float32", "int64", ...); "dtype(N)" for unknown codes.
+std::string DTypeName(DType t);
+/// True for a code tare knows how to store (every enum value above except kUndefined, kString).
+bool DTypeIsValid(int32_t code);
+/// True for floating-point types (float16, float32, float64).
+inline bool DTypeIsFloat(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16;
+}
+
+}  // namespace tare

@@ -1,0 +1,82 @@
+// The IR: a graph of nodes over values. Activations keep ONNX's NCHW layout; op semantics are those
+// of the ONNX operator of the same name at the newest opset tare implements (converters rewrite
+// older forms, e.g. Squeeze-11's `axes` attribute becomes Squeeze-13's `axes` input).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/ir/tensor.h"
+#include "runtime/status.h"
+
+namespace tare {
+
+struct Graph;
+
+/// A typed node attribute (the kinds of ONNX AttributeProto that tare stores).
+struct Attr {
+  enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph };
+  Kind kind = Kind::kInt;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+  Tensor tensor;
+  std::shared_ptr<Graph> graph;
+};
+/// "int", "float", ... for messages.
+const char* AttrKindName(Attr::Kind k);
+
+/// A node: one op applied to input values, producing output values.
+struct Node {
+  std::string name;    ///< source node name (may be empty in the source; converters fill one in)
+  std::string op;      ///< op type, e.g. "Conv"
+  std::string domain;  ///< "" for the ONNX default domain
+  std::vector<int> inputs;   ///< value ids; -1 for an omitted optional input
+  std::vector<int> outputs;  ///< value ids; -1 for an omitted optional output
+  std::map<std::string, Attr> attrs;
+
+  bool has(const std::string& a) const { return attrs.count(a) != 0; }
+  /// Typed attribute getters with a default. Errors name the node and attribute when the stored
+  /// attribute has another kind.
+  Result<int64_t> GetInt(const std::string& a, int64_t dflt) const;
+  Result<float> GetFloat(const std::string& a, float dflt) const;
+  Result<std::string> GetString(const std::string& a, const std::string& dflt) const;
+  Result<std::vector<int64_t>> GetInts(const std::string& a, std::vector<int64_t> dflt = {}) const;
+  Result<std::vector<float>> GetFloats(const std::string& a, std::vector<float> dflt = {}) const;
+  /// "node 'name' (Op)" for error messages.
+  std::string Where() const;
+  /// Number of inputs that are present (trailing -1 entries not counted).
+  int NumInputs() const;
+};
+
+/// A value: a tensor flowing between nodes. `constant` is set for weights (initializers).
+struct Value {
+  std::string name;  ///< source tensor name (unique in the graph)
+  DType dtype = DType::kUndefined;
+  Shape shape;              ///< declared shape; negative dims are unknown; empty+!has_shape = unknown rank
+  bool has_shape = false;   ///< false when even the rank is unknown
+  bool is_constant = false;
+  Tensor constant;          ///< the data when is_constant
+};
+
+/// A dataflow graph. Nodes are kept in a topological order (checked by Validate).
+struct Graph {
+  std::vector<Value> values;
+  std::vector<Node> nodes;
+  std::vector<int> inputs;   ///< value ids of the graph inputs (never constants)
+  std::vector<int> outputs;  ///< value ids of the graph outputs
+
+  /// Adds a value and returns its id.
+  int AddValue(Value v);
+  /// Id of the value called `name`, or -1.
+  int FindValue(const std::string& name) const;
+  /// Checks ids are in range, each value has at most one producer, nodes are in topological order
+  /// (no node reads a value produced after it: cycles included), constants match their shapes.
+  Status Validate() const;
+};
+
+}  // namespace tare

@@ -1,0 +1,152 @@
+#include "runtime/ir/tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace tare {
+
+Result<int64_t> NumElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return Status::Error("shape " + ShapeStr(shape) + " has a negative or unknown dim");
+    if (d != 0 && n > kMaxElements / d)
+      return Status::Error("shape " + ShapeStr(shape) + " has more than 2^40 elements");
+    n *= d;
+  }
+  return n;
+}
+
+std::string ShapeStr(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype); }
+
+Result<Tensor> Tensor::Alloc(DType dtype, const Shape& shape) {
+  TARE_ASSIGN_OR_RETURN(int64_t n, NumElements(shape));
+  size_t es = DTypeSize(dtype);
+  if (es == 0) return Status::Error("cannot allocate a tensor of type " + DTypeName(dtype));
+  size_t bytes = (static_cast<size_t>(n) * es + 63) / 64 * 64;
+  if (bytes == 0) bytes = 64;
+  void* p = std::aligned_alloc(64, bytes);
+  if (!p) return Status::Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, bytes);
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.data = p;
+  t.owner = std::shared_ptr<void>(p, std::free);
+  return t;
+}
+
+Tensor Tensor::View(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data = data;
+  t.owner = std::move(owner);
+  return t;
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31) v = man ? NAN : INFINITY;
+  else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+
+uint16_t FloatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t ax = x & 0x7fffffff;
+  if (ax > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);  // NaN
+  if (ax >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // overflow -> inf
+  if (ax < 0x38800000) {  // subnormal half (or zero): round |f| * 2^24 to nearest even
+    float a;
+    std::memcpy(&a, &ax, 4);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
+  }
+  uint32_t mant = ax & 0x7fffff, e = (ax >> 23) - 112;
+  uint32_t h = (e << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+#define TARE_FOR_EACH_DTYPE(X)                                                          \
+  X(kFloat32, float) X(kFloat64, double) X(kInt64, int64_t) X(kInt32, int32_t)          \
+  X(kInt16, int16_t) X(kInt8, int8_t) X(kUInt8, uint8_t) X(kUInt16, uint16_t)          \
+  X(kUInt32, uint32_t) X(kUInt64, uint64_t) X(kBool, bool)
+
+int64_t ReadInt(const Tensor& t, int64_t i) {
+  switch (t.dtype) {
+#define X(code, T) case DType::code: return static_cast<int64_t>(t.as<T>()[i]);
+    TARE_FOR_EACH_DTYPE(X)
+#undef X
+    case DType::kFloat16: return static_cast<int64_t>(HalfToFloat(t.as<uint16_t>()[i]));
+    default: return 0;
+  }
+}
+
+double ReadDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype) {
+#define X(code, T) case DType::code: return static_cast<double>(t.as<T>()[i]);
+    TARE_FOR_EACH_DTYPE(X)
+#undef X
+    case DType::kFloat16: return HalfToFloat(t.as<uint16_t>()[i]);
+    default: return 0;
+  }
+}
+
+void WriteDouble(Tensor& t, int64_t i, double v) {
+  switch (t.dtype) {
+#define X(code, T) case DType::code: t.as<T>()[i] = static_cast<T>(v); break;
+    TARE_FOR_EACH_DTYPE(X)
+#undef X
+    case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
+    default: break;
+  }
+}
+
+void WriteInt(Tensor& t, int64_t i, int64_t v) {
+  switch (t.dtype) {
+#define X(code, T) case DType::code: t.as<T>()[i] = static_cast<T>(v); break;
+    TARE_FOR_EACH_DTYPE(X)
+#undef X
+    case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
+    default: break;
+  }
+}
+
+Result<Tensor> ConvertTensor(const Tensor& t, DType to) {
+  TARE_ASSIGN_OR_RETURN(Tensor out, Tensor::Alloc(to, t.shape));
+  int64_t n = t.numel();
+  if (to == t.dtype) {
+    if (n) std::memcpy(out.data, t.data, t.nbytes());
+    return out;
+  }
+  bool int_path = !DTypeIsFloat(t.dtype) && !DTypeIsFloat(to);
+  for (int64_t i = 0; i < n; ++i) {
+    if (to == DType::kBool) out.as<bool>()[i] = int_path ? ReadInt(t, i) != 0 : ReadDouble(t, i) != 0.0;
+    else if (int_path) WriteInt(out, i, ReadInt(t, i));
+    else WriteDouble(out, i, ReadDouble(t, i));
+  }
+  return out;
+}
+
+}  // namespace tare

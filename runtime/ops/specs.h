@@ -1,0 +1,33 @@
+// Shape-inference entry points of every op family, and the error budgets op_list.inc refers to.
+#pragma once
+#include "runtime/ops/op.h"
+
+namespace tare {
+
+// Error budgets (see ErrorBudget in op.h; eps = 2^-24).
+/// Bit-exact: data movement, max/min, sign flips, comparisons.
+constexpr ErrorBudget kBudgetExact{0, 0, "exact"};
+/// One correctly rounded fp32 operation: |y - y64| <= 1 eps |y64| (plus rounding of inputs).
+constexpr ErrorBudget kBudgetRounded{2, 0, "<= 2 eps |y| (one or two roundings)"};
+/// Transcendental evaluated in double and rounded once in `ref`; fast backends may use
+/// polynomial approximations: |y - y64| <= 8 eps |y| (+ input rounding amplified by the condition number).
+constexpr ErrorBudget kBudgetTranscendental{8, 0, "<= 8 eps |y|"};
+/// Dot product / convolution of length K: |y - y64| <= gamma_K sum|w x| + 2 eps |b|, gamma_K ~ K eps.
+constexpr ErrorBudget kBudgetDot{2, 1, "<= (K + 2) eps sum|w x|  (gamma_K, K = reduction length)"};
+/// Sum of K terms (average, reduce): |y - y64| <= gamma_K sum|x|.
+constexpr ErrorBudget kBudgetSum{2, 1, "<= (K + 2) eps sum|x|"};
+/// Softmax over K classes: max subtraction exact, K-term sum, exp in double: <= (K + 8) eps |y|.
+constexpr ErrorBudget kBudgetSoftmax{8, 1, "<= (K + 8) eps |y|"};
+/// Normalizations: mean/variance over K terms then an affine map: <= (2K + 8) eps |y|.
+constexpr ErrorBudget kBudgetNorm{8, 2, "<= (2K + 8) eps |y|  (K = normalized extent)"};
+/// Recurrent cells over T steps with gate dots of length K = input + hidden size:
+/// per-step gamma_K plus tanh/sigmoid rounding, amplified at most linearly in T (contractive cells).
+constexpr ErrorBudget kBudgetRnn{16, 1, "<= T (K + 16) eps per step  (K = input+hidden size)"};
+/// Interpolation: coordinates in fp32 (ref) vs fp64; weights sum to 1: <= 16 eps max|x|.
+constexpr ErrorBudget kBudgetResize{16, 0, "<= 16 eps max|x| (coordinates rounded in fp32)"};
+
+#define TARE_OP(name, family, budget, doc) Status Infer##family(InferContext& ctx);
+#include "runtime/ops/op_list.inc"
+#undef TARE_OP
+
+}  // namespace tare

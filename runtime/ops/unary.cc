@@ -1,0 +1,32 @@
+// Elementwise unary ops (ONNX, see op_list.inc for the opset of each): y has x's shape and dtype.
+// Attributes and defaults:
+//   LeakyRelu alpha=0.01; Elu alpha=1; Selu alpha=1.67326319217681884765625,
+//   gamma=1.05070102214813232421875; HardSigmoid alpha=0.2, beta=0.5.
+//   Clip: optional inputs min (1) and max (2), scalars of x's dtype (Clip-11+; converters turn
+//   Clip-6's attributes into inputs). Dropout: inference only; optional output mask (bool, all true).
+#include "runtime/ops/specs.h"
+
+namespace tare {
+
+Status InferUnary(InferContext& ctx) {
+  const std::string& op = ctx.node.op;
+  int max_in = op == "Clip" ? 3 : op == "Dropout" ? 3 : 1;
+  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, max_in));
+  const ValueInfo& x = ctx.in[0];
+  bool int_ok = op == "Abs" || op == "Neg" || op == "Relu" || op == "Identity" || op == "Clip" || op == "Dropout";
+  if (!DTypeIsFloat(x.dtype) && !(int_ok && x.dtype != DType::kBool && x.dtype != DType::kUndefined) &&
+      !(op == "Identity" && x.dtype == DType::kBool))
+    return ctx.Error("input type " + DTypeName(x.dtype) + " is not supported");
+  if (op == "Clip") {
+    for (size_t i = 1; i < 3; ++i) {
+      if (!ctx.has(i)) continue;
+      TARE_ASSIGN_OR_RETURN(int64_t n, NumElements(ctx.in[i].shape));
+      if (n != 1) return ctx.Error(std::string(i == 1 ? "min" : "max") + " must be a scalar, got shape " + ShapeStr(ctx.in[i].shape));
+    }
+  }
+  ctx.SetOut(0, x.dtype, x.shape);
+  if (op == "Dropout") ctx.SetOut(1, DType::kBool, x.shape);
+  return Status::Ok();
+}
+
+}  // namespace tare

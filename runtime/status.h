@@ -1,0 +1,74 @@
+// Status and Result<T>: tare's error model. No exception escapes a public API; every failure is a
+// Status carrying one human-readable line that says what went wrong and where (file, node, op,
+// attribute, expected vs got).
+#pragma once
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tare {
+
+/// Outcome of an operation: ok, or an error with a one-line message.
+class Status {
+ public:
+  Status() = default;
+  static Status Ok() { return Status(); }
+  /// An error; `msg` should name the object at fault and what was expected.
+  static Status Error(std::string msg) {
+    Status s;
+    s.msg_ = std::move(msg);
+    s.failed_ = true;
+    return s;
+  }
+  bool ok() const { return !failed_; }
+  const std::string& message() const { return msg_; }
+  /// Returns a copy whose message is prefixed by `where` ("node 'conv1' (Conv): ...").
+  Status With(const std::string& where) const {
+    return ok() ? *this : Error(where + ": " + msg_);
+  }
+
+ private:
+  std::string msg_;
+  bool failed_ = false;
+};
+
+/// A value of type T, or the Status explaining why there is none.
+template <class T>
+class Result {
+ public:
+  Result(T v) : value_(std::move(v)) {}          // NOLINT: implicit by design
+  Result(Status s) : status_(std::move(s)) { assert(!status_.ok()); }  // NOLINT
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace tare
+
+#define TARE_CONCAT_INNER(a, b) a##b
+#define TARE_CONCAT(a, b) TARE_CONCAT_INNER(a, b)
+
+/// Returns the Status from the enclosing function when `expr` fails.
+#define TARE_RETURN_IF_ERROR(expr)                  \
+  do {                                              \
+    ::tare::Status _tare_st = (expr);               \
+    if (!_tare_st.ok()) return _tare_st;            \
+  } while (0)
+
+/// `TARE_ASSIGN_OR_RETURN(auto x, f())`: binds the value of a Result or returns its Status.
+#define TARE_ASSIGN_OR_RETURN(lhs, expr) \
+  TARE_ASSIGN_OR_RETURN_IMPL(TARE_CONCAT(_tare_res_, __LINE__), lhs, expr)
+#define TARE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.status();              \
+  lhs = std::move(tmp).value()

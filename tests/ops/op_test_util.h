@@ -1,0 +1,58 @@
+// Helpers for the per-op tests: build a node, run it on ref64 and ref, and check each output
+// against values computed by hand (or by an independent tool), within the op's error budget.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "backends/ref/eval_node.h"
+#include "runtime/ops/op.h"
+
+namespace tare::test {
+
+/// A float32 tensor of the given shape and values (count must match).
+Tensor F32(const Shape& shape, std::vector<double> values);
+/// An int64 tensor.
+Tensor I64(const Shape& shape, std::vector<int64_t> values);
+/// A tensor of any dtype from doubles (converted with C++ semantics).
+Tensor Make(DType dtype, const Shape& shape, std::vector<double> values);
+
+/// Fluent node builder: NodeOf("Conv").Attr("pads", {1,1,1,1}).
+struct NodeOf {
+  Node node;
+  explicit NodeOf(const std::string& op, int n_out = 1);
+  NodeOf& Attr(const std::string& name, int64_t v);
+  NodeOf& Attr(const std::string& name, double v);
+  NodeOf& Attr(const std::string& name, const char* v);
+  NodeOf& Attr(const std::string& name, std::vector<int64_t> v);
+  NodeOf& Attr(const std::string& name, std::vector<float> v);
+  NodeOf& Attr(const std::string& name, const Tensor& v);
+  operator const Node&() const { return node; }  // NOLINT
+};
+
+/// Runs `node` on the given inputs (an empty Tensor = omitted optional input) on compute type
+/// kFloat64 (ref64) or kFloat32 (ref). Float32 inputs are converted to the compute type.
+Result<std::vector<Tensor>> Run(const Node& node, const std::vector<Tensor>& inputs, DType compute);
+
+/// One expected output: its dtype/shape and values; k = reduction length for the budget.
+struct Expect {
+  Shape shape;
+  std::vector<double> values;
+  DType dtype = DType::kFloat32;
+};
+
+/// Runs the node on ref64 and on ref and checks every output: shape and dtype exactly; integer
+/// and bool values exactly; float values within the op's ErrorBudget on ref (scale = |expected|
+/// or the given `scale`), and within 1e-12 relative on ref64 (the hand-computed values are exact
+/// to at least that).
+void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
+           double k = 1, double scale = 0);
+
+/// Checks that the node is rejected (shape inference or kernel preparation fails) and that the
+/// message contains `needle`.
+void CheckFails(const Node& node, const std::vector<Tensor>& inputs, const std::string& needle);
+
+}  // namespace tare::test
