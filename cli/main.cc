@@ -1,1 +1,220 @@
-int main() { return 0; }
+// The `tare` command (DESIGN.md section 1): convert, run, inspect, ops.
+// Exit status 0 on success; on failure 1 with one line "tare: error: ..." on stderr.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "converters/onnx/onnx_converter.h"
+#include "format/npy.h"
+#include "runtime/ops/op.h"
+
+namespace fs = std::filesystem;
+using namespace tare;
+
+namespace {
+
+int Fail(const std::string& msg) {
+  std::string line = msg;
+  for (char& c : line)
+    if (c == '\n') c = ' ';
+  std::fprintf(stderr, "tare: error: %s\n", line.c_str());
+  return 1;
+}
+
+/// Output file name: every character outside [A-Za-z0-9._-] becomes '_'.
+std::string SafeName(const std::string& name) {
+  std::string s = name.empty() ? "output" : name;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  if (s == "." || s == "..") s = "_";
+  return s;
+}
+
+Result<Tensor> ReadInputFile(const std::string& path) {
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
+    TARE_ASSIGN_OR_RETURN(NamedTensor nt, ReadTensorProtoFile(path));
+    return nt.tensor;
+  }
+  return ReadNpy(path);
+}
+
+int CmdConvert(const std::string& in, const std::string& out, const std::string& from) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) return Fail("refusing to overwrite the input '" + in + "'");
+  Result<std::shared_ptr<Model>> m = LoadAnyModel(in, from);
+  if (!m.ok()) return Fail(m.status().message());
+  Status s = SaveModel(**m, out);
+  if (!s.ok()) return Fail(s.message());
+  std::printf("wrote %s: %zu nodes, %zu values\n", out.c_str(), (*m)->graph.nodes.size(), (*m)->graph.values.size());
+  return 0;
+}
+
+int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
+           int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain) {
+  Result<std::shared_ptr<Model>> m = LoadAnyModel(model_path, from);
+  if (!m.ok()) return Fail(m.status().message());
+  std::shared_ptr<Model> model = *m;
+  SessionOptions opts;
+  opts.backends = backends;
+  opts.threads = threads;
+  std::shared_ptr<const Graph> graph(model, &model->graph);
+  Result<std::unique_ptr<Session>> sr = Session::Create(graph, opts);
+  if (!sr.ok()) return Fail(sr.status().message());
+  Session& session = **sr;
+
+  // Bind inputs: NAME=FILE by name; plain FILE in graph-input order among unnamed inputs.
+  const Graph& g = model->graph;
+  std::vector<NamedTensor> inputs;
+  std::vector<bool> used(g.inputs.size(), false);
+  std::vector<std::string> unnamed;
+  for (const std::string& arg : input_args) {
+    size_t eq = arg.find('=');
+    std::string name, file = arg;
+    if (eq != std::string::npos) {
+      std::string cand = arg.substr(0, eq);
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        if (g.values[g.inputs[i]].name == cand) name = cand, file = arg.substr(eq + 1), used[i] = true;
+      if (name.empty() && !fs::exists(arg)) return Fail("the model has no input named '" + cand + "'");
+    }
+    if (name.empty()) { unnamed.push_back(file); continue; }
+    Result<Tensor> t = ReadInputFile(file);
+    if (!t.ok()) return Fail(t.status().message());
+    inputs.push_back({name, std::move(t).value()});
+  }
+  size_t next = 0;
+  for (const std::string& file : unnamed) {
+    while (next < g.inputs.size() && used[next]) ++next;
+    if (next >= g.inputs.size())
+      return Fail("too many inputs: the model has " + std::to_string(g.inputs.size()) + " input(s)");
+    Result<Tensor> t = ReadInputFile(file);
+    if (!t.ok()) return Fail(t.status().message());
+    inputs.push_back({g.values[g.inputs[next]].name, std::move(t).value()});
+    used[next++] = true;
+  }
+  std::vector<NamedTensor> outputs;
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = session.Run(inputs, &outputs);
+  auto t1 = std::chrono::steady_clock::now();
+  if (!s.ok()) return Fail(s.message());
+  if (explain)
+    for (const auto& [node, backend] : session.Placement()) std::printf("%-40s %s\n", node.c_str(), backend.c_str());
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) return Fail("cannot create output directory '" + out_dir + "': " + ec.message());
+  for (const NamedTensor& o : outputs) {
+    std::string path = (fs::path(out_dir) / (SafeName(o.name) + ".npy")).string();
+    Status w = WriteNpy(path, o.tensor);
+    if (!w.ok()) return Fail(w.message());
+    std::printf("%s: %s %s -> %s\n", o.name.c_str(), DTypeName(o.tensor.dtype).c_str(), ShapeStr(o.tensor.shape).c_str(),
+                path.c_str());
+  }
+  std::printf("ran on %s in %.1f ms; arena %zu bytes\n", backends[0].c_str(),
+              std::chrono::duration<double, std::milli>(t1 - t0).count(), session.arena_bytes());
+  return 0;
+}
+
+int CmdInspect(const std::string& path, const std::string& from) {
+  Result<std::shared_ptr<Model>> m = LoadAnyModel(path, from);
+  if (!m.ok()) return Fail(m.status().message());
+  const Model& model = **m;
+  const Provenance& p = model.provenance;
+  const Graph& g = model.graph;
+  std::printf("source:    %s (%s), sha256 %s\n", p.source_file.c_str(), p.source_format.c_str(), p.source_sha256.c_str());
+  std::printf("producer:  %s %s, ir_version %lld, converted by tare %s\n", p.producer_name.c_str(),
+              p.producer_version.c_str(), static_cast<long long>(p.ir_version), p.tare_version.c_str());
+  for (const auto& [d, v] : p.opset_imports)
+    std::printf("opset:     %s %lld\n", d.empty() ? "ai.onnx" : d.c_str(), static_cast<long long>(v));
+  auto describe = [&](int v) {
+    const Value& val = g.values[v];
+    return val.name + ": " + DTypeName(val.dtype) + " " + (val.has_shape ? ShapeStr(val.shape) : "[unknown]");
+  };
+  for (int v : g.inputs) std::printf("input:     %s\n", describe(v).c_str());
+  for (int v : g.outputs) std::printf("output:    %s\n", describe(v).c_str());
+  size_t weight_bytes = 0, n_weights = 0;
+  for (const Value& v : g.values)
+    if (v.is_constant) weight_bytes += v.constant.nbytes(), ++n_weights;
+  std::printf("weights:   %zu tensors, %zu bytes\n", n_weights, weight_bytes);
+  std::map<std::string, int> ops;
+  for (const Node& n : g.nodes) ops[(n.domain.empty() ? "" : n.domain + ".") + n.op]++;
+  std::printf("nodes:     %zu\n", g.nodes.size());
+  for (const auto& [op, count] : ops) std::printf("  %-24s %d\n", op.c_str(), count);
+  return 0;
+}
+
+int CmdOps() {
+  std::printf("%-24s %-14s %-10s %s\n", "op", "family", "backends", "semantics / error budget");
+  for (const OpSpec& s : AllOps()) std::printf("%-24s %-14s %-10s %s; %s\n", s.name, s.family, "ref64,ref", s.doc, s.budget.text);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tare: a controlled-baseline inference runtime"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tare ") + TARE_VERSION);
+
+  std::string from, conv_in, conv_out;
+  auto* convert = app.add_subcommand("convert", "convert a model (.onnx) to .tare");
+  convert->add_option("input", conv_in, "source model")->required();
+  convert->add_option("-o,--output", conv_out, "output .tare file")->required();
+  convert->add_option("--from", from, "source format: onnx (default: from the extension)");
+
+  std::string run_model, out_dir, backend = "ref";
+  std::vector<std::string> input_args;
+  int threads = 1;
+  bool explain = false;
+  auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
+  run->add_option("model", run_model, ".tare file or any convertible model")->required();
+  run->add_option("--backend", backend, "ref64 | ref (comma-separated priority list)");
+  run->add_option("--threads", threads, "threads (ref backends are single-threaded)")->check(CLI::Range(1, 1024));
+  run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable")->required();
+  run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
+  run->add_option("--from", from, "source format when MODEL is not .tare");
+  run->add_flag("--explain", explain, "print which backend ran each node");
+
+  std::string inspect_model;
+  auto* inspect = app.add_subcommand("inspect", "print a model's provenance, inputs, outputs and ops");
+  inspect->add_option("model", inspect_model, ".tare or .onnx file")->required();
+  inspect->add_option("--from", from, "source format when MODEL is not .tare");
+
+  auto* ops = app.add_subcommand("ops", "list the ops tare implements");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(e.what());
+  }
+  try {
+    if (*convert) return CmdConvert(conv_in, conv_out, from);
+    if (*run) {
+      std::vector<std::string> backends;
+      size_t start = 0;
+      while (start <= backend.size()) {
+        size_t comma = backend.find(',', start);
+        if (comma == std::string::npos) comma = backend.size();
+        if (comma > start) backends.push_back(backend.substr(start, comma - start));
+        start = comma + 1;
+      }
+      if (backends.empty()) return Fail("--backend is empty");
+      return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain);
+    }
+    if (*inspect) return CmdInspect(inspect_model, from);
+    if (*ops) return CmdOps();
+  } catch (const std::bad_alloc&) {
+    return Fail("out of memory");
+  } catch (const std::exception& e) {
+    return Fail(std::string("internal error: ") + e.what());
+  }
+  return 1;
+}

@@ -1,1 +1,414 @@
-namespace tare {}
+#include "converters/onnx/onnx_converter.h"
+
+#include <openssl/evp.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "onnx.pb.h"
+#include "runtime/ops/op.h"
+
+namespace tare {
+namespace {
+
+constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+constexpr size_t kMaxFileBytes = size_t(2) << 30;  // protobuf's own limit
+
+std::string Sha256Hex(const uint8_t* data, size_t size) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data, size, md, &len, EVP_sha256(), nullptr);
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) s += hex[md[i] >> 4], s += hex[md[i] & 15];
+  return s;
+}
+
+Result<std::vector<uint8_t>> ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) return Status::Error("cannot open '" + path + "'");
+  std::streamoff size = f.tellg();
+  if (size < 0) return Status::Error("cannot read '" + path + "' (not a regular file?)");
+  if (static_cast<size_t>(size) > kMaxFileBytes) return Status::Error("'" + path + "' is larger than 2 GiB");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  f.seekg(0);
+  if (size && !f.read(reinterpret_cast<char*>(bytes.data()), size)) return Status::Error("cannot read '" + path + "'");
+  return bytes;
+}
+
+/// ONNX TensorProto -> Tensor (copies the data). Handles raw_data and the typed *_data fields.
+Result<Tensor> FromProto(const onnx::TensorProto& p) {
+  const std::string what = "tensor '" + p.name() + "'";
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    return Status::Error(what + " uses external data, which is not supported");
+  if (p.has_segment()) return Status::Error(what + " is segmented, which is not supported");
+  if (!DTypeIsValid(p.data_type()))
+    return Status::Error(what + " has unsupported data type " + std::to_string(p.data_type()));
+  DType dt = static_cast<DType>(p.data_type());
+  Shape shape(p.dims().begin(), p.dims().end());
+  Result<Tensor> alloc = Tensor::Alloc(dt, shape);
+  if (!alloc.ok()) return Status::Error(what + ": " + alloc.status().message());
+  Tensor t = std::move(alloc).value();
+  const int64_t n = t.numel();
+  const size_t es = DTypeSize(dt);
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != static_cast<size_t>(n) * es)
+      return Status::Error(what + " has " + std::to_string(p.raw_data().size()) + " bytes of data, expected " +
+                           std::to_string(n * static_cast<int64_t>(es)) + " for shape " + ShapeStr(shape) + " of " +
+                           DTypeName(dt));
+    if (n) std::memcpy(t.data, p.raw_data().data(), p.raw_data().size());
+    return t;
+  }
+  auto check = [&](int64_t got) -> Status {
+    if (got != n)
+      return Status::Error(what + " has " + std::to_string(got) + " values, expected " + std::to_string(n) +
+                           " for shape " + ShapeStr(shape));
+    return Status::Ok();
+  };
+  switch (dt) {
+    case DType::kFloat32:
+      TARE_RETURN_IF_ERROR(check(p.float_data_size()));
+      for (int64_t i = 0; i < n; ++i) t.as<float>()[i] = p.float_data(static_cast<int>(i));
+      break;
+    case DType::kFloat64:
+      TARE_RETURN_IF_ERROR(check(p.double_data_size()));
+      for (int64_t i = 0; i < n; ++i) t.as<double>()[i] = p.double_data(static_cast<int>(i));
+      break;
+    case DType::kInt64:
+      TARE_RETURN_IF_ERROR(check(p.int64_data_size()));
+      for (int64_t i = 0; i < n; ++i) t.as<int64_t>()[i] = p.int64_data(static_cast<int>(i));
+      break;
+    case DType::kUInt32: case DType::kUInt64:
+      TARE_RETURN_IF_ERROR(check(p.uint64_data_size()));
+      for (int64_t i = 0; i < n; ++i) WriteInt(t, i, static_cast<int64_t>(p.uint64_data(static_cast<int>(i))));
+      break;
+    case DType::kFloat16:  // stored as the uint16 bit patterns in int32_data
+      TARE_RETURN_IF_ERROR(check(p.int32_data_size()));
+      for (int64_t i = 0; i < n; ++i) t.as<uint16_t>()[i] = static_cast<uint16_t>(p.int32_data(static_cast<int>(i)));
+      break;
+    default:  // int32, int16, int8, uint16, uint8, bool: int32_data
+      TARE_RETURN_IF_ERROR(check(p.int32_data_size()));
+      for (int64_t i = 0; i < n; ++i) WriteInt(t, i, p.int32_data(static_cast<int>(i)));
+      break;
+  }
+  return t;
+}
+
+Tensor IntsTensor(const std::vector<int64_t>& v) {
+  Tensor t = Tensor::Alloc(DType::kInt64, {static_cast<int64_t>(v.size())}).value();
+  for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
+  return t;
+}
+
+Tensor FloatScalar(float f) {
+  Tensor t = Tensor::Alloc(DType::kFloat32, {}).value();
+  *t.as<float>() = f;
+  return t;
+}
+
+class Converter {
+ public:
+  Converter(int64_t opset, std::string file) : opset_(opset), file_(std::move(file)) {}
+
+  Status ConvertGraph(const onnx::GraphProto& gp, Graph* g) {
+    g_ = g;
+    for (const onnx::TensorProto& init : gp.initializer()) {
+      Result<Tensor> t = FromProto(init);
+      if (!t.ok()) return t.status();
+      if (ids_.count(init.name())) return Status::Error("initializer '" + init.name() + "' is defined twice");
+      AddConstant(init.name(), std::move(t).value());
+    }
+    for (const onnx::ValueInfoProto& in : gp.input()) {
+      if (ids_.count(in.name())) continue;  // IR < 4: initializers are listed as inputs too
+      Value v;
+      v.name = in.name();
+      TARE_RETURN_IF_ERROR(ReadType(in, &v));
+      int id = g->AddValue(std::move(v));
+      ids_[in.name()] = id;
+      g->inputs.push_back(id);
+    }
+    for (const onnx::ValueInfoProto& vi : gp.value_info()) declared_[vi.name()] = &vi;
+    for (const onnx::ValueInfoProto& vi : gp.output()) declared_[vi.name()] = &vi;
+    std::vector<std::string> unsupported;
+    int index = 0;
+    for (const onnx::NodeProto& np : gp.node()) {
+      Status s = ConvertNode(np, index++, &unsupported);
+      if (!s.ok()) return s;
+    }
+    if (!unsupported.empty()) {
+      std::string msg = file_ + ": " + std::to_string(unsupported.size()) + " unsupported node(s): ";
+      for (size_t i = 0; i < unsupported.size(); ++i) msg += (i ? "; " : "") + unsupported[i];
+      return Status::Error(msg);
+    }
+    for (const onnx::ValueInfoProto& out : gp.output()) {
+      auto it = ids_.find(out.name());
+      if (it == ids_.end()) return Status::Error("graph output '" + out.name() + "' is not produced by any node");
+      g->outputs.push_back(it->second);
+    }
+    return g->Validate();
+  }
+
+ private:
+  Status ReadType(const onnx::ValueInfoProto& vi, Value* v) {
+    if (!vi.has_type() || !vi.type().has_tensor_type()) return Status::Ok();
+    const auto& tt = vi.type().tensor_type();
+    if (tt.elem_type() != 0 && !DTypeIsValid(tt.elem_type()))
+      return Status::Error("value '" + vi.name() + "' has unsupported element type " + std::to_string(tt.elem_type()));
+    v->dtype = static_cast<DType>(tt.elem_type());
+    if (tt.has_shape()) {
+      v->has_shape = true;
+      for (const auto& d : tt.shape().dim()) v->shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+    }
+    return Status::Ok();
+  }
+
+  int AddConstant(const std::string& name, Tensor t) {
+    Value v;
+    v.name = name;
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.has_shape = true;
+    v.is_constant = true;
+    v.constant = std::move(t);
+    int id = g_->AddValue(std::move(v));
+    if (!name.empty()) ids_[name] = id;
+    return id;
+  }
+
+  int AddAnonymousConstant(const std::string& node, const std::string& role, Tensor t) {
+    std::string name = node + "/" + role;
+    while (ids_.count(name)) name += "_";
+    return AddConstant(name, std::move(t));
+  }
+
+  Result<Attr> ConvertAttr(const onnx::AttributeProto& a, const std::string& where) {
+    Attr r;
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: r.kind = Attr::Kind::kInt; r.i = a.i(); break;
+      case onnx::AttributeProto::FLOAT: r.kind = Attr::Kind::kFloat; r.f = a.f(); break;
+      case onnx::AttributeProto::STRING: r.kind = Attr::Kind::kString; r.s = a.s(); break;
+      case onnx::AttributeProto::INTS: r.kind = Attr::Kind::kInts; r.ints.assign(a.ints().begin(), a.ints().end()); break;
+      case onnx::AttributeProto::FLOATS: r.kind = Attr::Kind::kFloats; r.floats.assign(a.floats().begin(), a.floats().end()); break;
+      case onnx::AttributeProto::STRINGS: r.kind = Attr::Kind::kStrings; r.strings.assign(a.strings().begin(), a.strings().end()); break;
+      case onnx::AttributeProto::TENSOR: {
+        r.kind = Attr::Kind::kTensor;
+        Result<Tensor> t = FromProto(a.t());
+        if (!t.ok()) return Status::Error(where + ": attribute '" + a.name() + "': " + t.status().message());
+        r.tensor = std::move(t).value();
+        break;
+      }
+      default:
+        return Status::Error(where + ": attribute '" + a.name() + "' has a type tare does not support (" +
+                             std::to_string(a.type()) + ")");
+    }
+    return r;
+  }
+
+  // Rewrites an older opset's form of `n` to the IR's form. Returns false if the op is unknown.
+  Status Upgrade(Node& n) {
+    const std::string& op = n.op;
+    auto attr_to_input = [&](const char* attr, size_t slot) {
+      auto it = n.attrs.find(attr);
+      if (it == n.attrs.end()) return;
+      int id = AddAnonymousConstant(n.name, attr, IntsTensor(it->second.ints));
+      if (n.inputs.size() <= slot) n.inputs.resize(slot + 1, -1);
+      n.inputs[slot] = id;
+      n.attrs.erase(it);
+    };
+    if ((op == "Squeeze" || op == "Unsqueeze") && opset_ < 13) attr_to_input("axes", 1);
+    if (op == "Split" && opset_ < 13) attr_to_input("split", 1);
+    if (op == "ReduceSum" && opset_ < 13) attr_to_input("axes", 1);
+    if (op == "Slice" && opset_ < 10) {
+      attr_to_input("starts", 1);
+      attr_to_input("ends", 2);
+      attr_to_input("axes", 3);
+    }
+    if (op == "Pad" && opset_ < 11) {
+      TARE_ASSIGN_OR_RETURN(float value, n.GetFloat("value", 0.0f));
+      attr_to_input("pads", 1);
+      n.attrs.erase("value");
+      n.inputs.resize(3, -1);
+      n.inputs[2] = AddAnonymousConstant(n.name, "value", FloatScalar(value));
+    }
+    if (op == "Clip" && opset_ < 11) {
+      n.inputs.resize(3, -1);
+      for (const char* a : {"min", "max"}) {
+        if (!n.has(a)) continue;
+        TARE_ASSIGN_OR_RETURN(float v, n.GetFloat(a, 0.0f));
+        n.inputs[a[1] == 'i' ? 1 : 2] = AddAnonymousConstant(n.name, a, FloatScalar(v));
+        n.attrs.erase(a);
+      }
+    }
+    if ((op == "Softmax" || op == "LogSoftmax") && opset_ < 13) {
+      TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", 1));
+      n.attrs["axis"].kind = Attr::Kind::kInt;
+      n.attrs["axis"].i = axis;
+      n.attrs["legacy_2d"].kind = Attr::Kind::kInt;
+      n.attrs["legacy_2d"].i = 1;
+    }
+    if (op == "Upsample" || (op == "Resize" && opset_ < 11)) {
+      // Upsample-7/9 and Resize-10: asymmetric coordinates; nearest picks floor (PyTorch's
+      // 'nearest'). Scales move to Resize-13's third input.
+      if (op == "Upsample" && opset_ < 9) {
+        TARE_ASSIGN_OR_RETURN(std::vector<float> scales, n.GetFloats("scales"));
+        Tensor t = Tensor::Alloc(DType::kFloat32, {static_cast<int64_t>(scales.size())}).value();
+        for (size_t i = 0; i < scales.size(); ++i) t.as<float>()[i] = scales[i];
+        n.inputs.resize(2, -1);
+        n.inputs[1] = AddAnonymousConstant(n.name, "scales", std::move(t));
+        n.attrs.erase("scales");
+      }
+      int scales = n.inputs.size() > 1 ? n.inputs[1] : -1;
+      n.inputs = {n.inputs[0], -1, scales};
+      n.op = "Resize";
+      n.attrs["coordinate_transformation_mode"].kind = Attr::Kind::kString;
+      n.attrs["coordinate_transformation_mode"].s = "asymmetric";
+      n.attrs["nearest_mode"].kind = Attr::Kind::kString;
+      n.attrs["nearest_mode"].s = "floor";
+    }
+    if (op == "BatchNormalization") n.attrs.erase("spatial");  // opset < 9: always spatial in practice
+    if (op == "Dropout") {
+      n.attrs.erase("ratio");  // Dropout-7/10: inference ignores the ratio
+      n.attrs.erase("is_test");
+    }
+    return Status::Ok();
+  }
+
+  Status ConvertNode(const onnx::NodeProto& np, int index, std::vector<std::string>* unsupported) {
+    Node n;
+    n.op = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.name = np.name().empty() ? n.op + "_" + std::to_string(index) : np.name();
+    const std::string where = file_ + ": " + n.Where();
+    for (const onnx::AttributeProto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) {
+        // Control-flow ops are reported below as unsupported; their subgraphs are not converted.
+        continue;
+      }
+      TARE_ASSIGN_OR_RETURN(Attr attr, ConvertAttr(a, where));
+      n.attrs[a.name()] = std::move(attr);
+    }
+    if (n.op == "Constant" && n.domain.empty()) return ConvertConstant(np, n, where);
+    bool known = n.domain.empty() && (FindOp(n.op) != nullptr || n.op == "Upsample");
+    if (!known) {
+      unsupported->push_back("node '" + n.name + "' (" + n.op + ", domain '" + (n.domain.empty() ? "ai.onnx" : n.domain) +
+                             "', opset " + std::to_string(n.domain.empty() ? opset_ : 0) + ")");
+    }
+    for (const std::string& in : np.input()) {
+      if (in.empty()) { n.inputs.push_back(-1); continue; }
+      auto it = ids_.find(in);
+      if (it == ids_.end()) return Status::Error(where + ": input '" + in + "' is not produced before this node");
+      n.inputs.push_back(it->second);
+    }
+    for (const std::string& out : np.output()) {
+      if (out.empty()) { n.outputs.push_back(-1); continue; }
+      if (ids_.count(out)) return Status::Error(where + ": output '" + out + "' is produced twice");
+      Value v;
+      v.name = out;
+      auto d = declared_.find(out);
+      if (d != declared_.end()) TARE_RETURN_IF_ERROR(ReadType(*d->second, &v));
+      int id = g_->AddValue(std::move(v));
+      ids_[out] = id;
+      n.outputs.push_back(id);
+    }
+    if (known) TARE_RETURN_IF_ERROR(Upgrade(n).With(where));
+    g_->nodes.push_back(std::move(n));
+    return Status::Ok();
+  }
+
+  Status ConvertConstant(const onnx::NodeProto& np, const Node& n, const std::string& where) {
+    if (np.output_size() != 1) return Status::Error(where + ": Constant must have one output");
+    Tensor t;
+    if (n.has("value")) {
+      t = n.attrs.at("value").tensor;
+    } else if (n.has("value_float")) {
+      t = FloatScalar(n.attrs.at("value_float").f);
+    } else if (n.has("value_floats")) {
+      const auto& f = n.attrs.at("value_floats").floats;
+      t = Tensor::Alloc(DType::kFloat32, {static_cast<int64_t>(f.size())}).value();
+      for (size_t i = 0; i < f.size(); ++i) t.as<float>()[i] = f[i];
+    } else if (n.has("value_int")) {
+      t = Tensor::Alloc(DType::kInt64, {}).value();
+      *t.as<int64_t>() = n.attrs.at("value_int").i;
+    } else if (n.has("value_ints")) {
+      t = IntsTensor(n.attrs.at("value_ints").ints);
+    } else {
+      return Status::Error(where + ": Constant has no supported value attribute (sparse and string values are not supported)");
+    }
+    if (ids_.count(np.output(0))) return Status::Error(where + ": output '" + np.output(0) + "' is produced twice");
+    AddConstant(np.output(0), std::move(t));
+    return Status::Ok();
+  }
+
+  int64_t opset_;
+  std::string file_;
+  Graph* g_ = nullptr;
+  std::map<std::string, int> ids_;
+  std::map<std::string, const onnx::ValueInfoProto*> declared_;
+};
+
+std::string BaseName(const std::string& path) {
+  size_t p = path.find_last_of('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Model>> ConvertOnnxBytes(const uint8_t* data, size_t size, const std::string& name) {
+  if (size == 0) return Status::Error("'" + name + "' is empty");
+  onnx::ModelProto mp;
+  if (size > static_cast<size_t>(INT32_MAX) || !mp.ParseFromArray(data, static_cast<int>(size)))
+    return Status::Error("'" + name + "' is not a valid ONNX model (protobuf parse failed)");
+  if (!mp.has_graph()) return Status::Error("'" + name + "' has no graph");
+  auto model = std::make_shared<Model>();
+  Provenance& p = model->provenance;
+  p.source_format = "onnx";
+  p.source_file = BaseName(name);
+  p.source_sha256 = Sha256Hex(data, size);
+  p.producer_name = mp.producer_name();
+  p.producer_version = mp.producer_version();
+  p.ir_version = mp.ir_version();
+  p.tare_version = TARE_VERSION;
+  int64_t opset = -1;
+  for (const auto& o : mp.opset_import()) {
+    p.opset_imports.emplace_back(o.domain(), o.version());
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  if (opset < 0 && mp.ir_version() < 3) opset = 1;
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return Status::Error("'" + name + "' uses ONNX opset " + std::to_string(opset) + "; tare converts opsets " +
+                         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+  Converter c(opset, BaseName(name));
+  Status s = c.ConvertGraph(mp.graph(), &model->graph);
+  if (!s.ok()) return s.message().rfind(p.source_file, 0) == 0 ? s : s.With(p.source_file);
+  return model;
+}
+
+Result<std::shared_ptr<Model>> ConvertOnnxFile(const std::string& path) {
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(path));
+  return ConvertOnnxBytes(bytes.data(), bytes.size(), path);
+}
+
+Result<NamedTensor> ReadTensorProtoFile(const std::string& path) {
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(path));
+  onnx::TensorProto tp;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) || !tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return Status::Error("'" + path + "' is not a valid ONNX TensorProto");
+  Result<Tensor> t = FromProto(tp);
+  if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
+  return NamedTensor{tp.name(), std::move(t).value()};
+}
+
+Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {
+  std::string fmt = from;
+  if (fmt.empty()) {
+    size_t dot = path.find_last_of('.');
+    fmt = dot == std::string::npos ? "" : path.substr(dot + 1);
+  }
+  if (fmt == "tare") return LoadModel(path);
+  if (fmt == "onnx") return ConvertOnnxFile(path);
+  return Status::Error("cannot tell the format of '" + path + "' (use .onnx or .tare, or --from onnx|tare)");
+}
+
+}  // namespace tare

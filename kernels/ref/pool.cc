@@ -1,10 +1,156 @@
-// PLACEHOLDER: Pool family reference kernels (to be written).
+// Reference kernels of MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (semantics:
+// runtime/ops/pool.cc). Spatial ranks 1 and 2 run as rank 3 with leading unit axes.
+// Order: for each output element the taps are visited in row-major window order (first spatial
+// axis outermost, increasing tap index). AveragePool: acc starts at 0 (in T), adds each in-input
+// tap in that order, then y = acc / count (one division in T). MaxPool: the first in-input tap
+// starts the max; a later tap replaces it when strictly greater or NaN (a NaN is then kept).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
+namespace {
+
+/// Pooling geometry of one spatial axis, resolved against the run-time shapes.
+struct PoolAxis {
+  int64_t in = 1, out = 1, k = 1, s = 1, d = 1, b = 0, e = 0;
+  std::vector<int64_t> taps;   ///< in-input tap positions of every window, window after window
+  std::vector<int64_t> first;  ///< window o's taps are taps[first[o] .. first[o+1])
+  std::vector<int64_t> padded_count;  ///< taps of window o inside [-b, in + e)
+
+  /// Fills taps/first/padded_count.
+  void Resolve() {
+    first.assign(1, 0);
+    padded_count.clear();
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t np = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t p = o * s - b + j * d;
+        if (p >= 0 && p < in) taps.push_back(p);
+        if (p >= -b && p < in + e) ++np;
+      }
+      first.push_back(static_cast<int64_t>(taps.size()));
+      padded_count.push_back(np);
+    }
+  }
+};
+
+/// Attributes of a pooling node, parsed once.
+struct PoolAttrs {
+  bool global = false, is_max = false, count_include_pad = false, col_major = false;
+  std::string auto_pad;
+  std::vector<int64_t> ks, strides, dil, pads;
+};
+
+/// True for a floating-point NaN (never for integer element types).
+template <class U>
+bool IsNaN(U v) {
+  if constexpr (std::is_floating_point_v<U>) return std::isnan(v);
+  else return false;
+}
+
+/// Runs the pooling over every (n, c) plane; U is the element type (T, int8_t or uint8_t).
+template <class U>
+void PoolPlanes(const PoolAttrs& at, const PoolAxis* ax, int64_t planes, const U* x, U* y, int64_t* idx) {
+  const int64_t in_plane = ax[0].in * ax[1].in * ax[2].in;
+  const int64_t out_plane = ax[0].out * ax[1].out * ax[2].out;
+  for (int64_t p = 0; p < planes; ++p) {
+    const U* xp = x + p * in_plane;
+    int64_t oi = p * out_plane;
+    for (int64_t o0 = 0; o0 < ax[0].out; ++o0)
+      for (int64_t o1 = 0; o1 < ax[1].out; ++o1)
+        for (int64_t o2 = 0; o2 < ax[2].out; ++o2, ++oi) {
+          const int64_t* t0 = ax[0].taps.data();
+          const int64_t* t1 = ax[1].taps.data();
+          const int64_t* t2 = ax[2].taps.data();
+          const int64_t b0 = ax[0].first[o0], e0 = ax[0].first[o0 + 1];
+          const int64_t b1 = ax[1].first[o1], e1 = ax[1].first[o1 + 1];
+          const int64_t b2 = ax[2].first[o2], e2 = ax[2].first[o2 + 1];
+          if (at.is_max) {
+            U best = xp[(t0[b0] * ax[1].in + t1[b1]) * ax[2].in + t2[b2]];
+            int64_t a0 = t0[b0], a1 = t1[b1], a2 = t2[b2];
+            for (int64_t i0 = b0; i0 < e0; ++i0)
+              for (int64_t i1 = b1; i1 < e1; ++i1)
+                for (int64_t i2 = b2; i2 < e2; ++i2) {
+                  const U v = xp[(t0[i0] * ax[1].in + t1[i1]) * ax[2].in + t2[i2]];
+                  if (!IsNaN(best) && (v > best || IsNaN(v))) { best = v; a0 = t0[i0]; a1 = t1[i1]; a2 = t2[i2]; }
+                }
+            y[oi] = best;
+            if (idx)
+              idx[oi] = p * in_plane + (at.col_major ? a0 + ax[0].in * (a1 + ax[1].in * a2)
+                                                     : (a0 * ax[1].in + a1) * ax[2].in + a2);
+          } else {
+            U acc = 0;
+            for (int64_t i0 = b0; i0 < e0; ++i0)
+              for (int64_t i1 = b1; i1 < e1; ++i1)
+                for (int64_t i2 = b2; i2 < e2; ++i2) acc = acc + xp[(t0[i0] * ax[1].in + t1[i1]) * ax[2].in + t2[i2]];
+            const int64_t count = at.count_include_pad
+                                      ? ax[0].padded_count[o0] * ax[1].padded_count[o1] * ax[2].padded_count[o2]
+                                      : (e0 - b0) * (e1 - b1) * (e2 - b2);
+            y[oi] = static_cast<U>(acc / static_cast<U>(count));
+          }
+        }
+  }
+}
+
+}  // namespace
 
 template <class T>
-Result<KernelFn> MakePool(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+Result<KernelFn> MakePool(const Node& node) {
+  PoolAttrs at;
+  at.global = node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool";
+  at.is_max = node.op == "MaxPool" || node.op == "GlobalMaxPool";
+  if (!at.global) {
+    TARE_ASSIGN_OR_RETURN(at.ks, node.GetInts("kernel_shape"));
+    TARE_ASSIGN_OR_RETURN(at.strides, node.GetInts("strides"));
+    TARE_ASSIGN_OR_RETURN(at.dil, node.GetInts("dilations"));
+    TARE_ASSIGN_OR_RETURN(at.pads, node.GetInts("pads"));
+    TARE_ASSIGN_OR_RETURN(at.auto_pad, node.GetString("auto_pad", "NOTSET"));
+    TARE_ASSIGN_OR_RETURN(int64_t cip, node.GetInt("count_include_pad", 0));
+    TARE_ASSIGN_OR_RETURN(int64_t so, node.GetInt("storage_order", 0));
+    at.count_include_pad = !at.is_max && cip != 0;
+    at.col_major = at.is_max && so != 0;
+  }
+  return KernelFn([at](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const Tensor& x = *in[0];
+    Tensor& y = *out[0];
+    Tensor* ind = out.size() > 1 ? out[1] : nullptr;
+    const size_t nsp = x.shape.size() - 2, lead = 3 - nsp;
+    PoolAxis ax[3];
+    for (size_t i = 0; i < nsp; ++i) {
+      PoolAxis& a = ax[lead + i];
+      a.in = x.shape[2 + i];
+      a.out = y.shape[2 + i];
+      if (at.global) {
+        a.k = a.in;
+      } else {
+        a.k = at.ks[i];
+        a.s = at.strides.empty() ? 1 : at.strides[i];
+        a.d = at.dil.empty() ? 1 : at.dil[i];
+        if (at.auto_pad == "SAME_UPPER" || at.auto_pad == "SAME_LOWER") {
+          const int64_t total = std::max<int64_t>(0, (a.out - 1) * a.s + (a.k - 1) * a.d + 1 - a.in);
+          a.b = at.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+          a.e = total - a.b;
+        } else if (at.auto_pad == "NOTSET" && !at.pads.empty()) {
+          a.b = at.pads[i];
+          a.e = at.pads[nsp + i];
+        }
+      }
+    }
+    for (PoolAxis& a : ax) a.Resolve();
+    const int64_t planes = x.shape[0] * x.shape[1];
+    int64_t* idx = ind ? ind->as<int64_t>() : nullptr;
+    switch (x.dtype) {
+      case DType::kInt8: PoolPlanes<int8_t>(at, ax, planes, x.as<int8_t>(), y.as<int8_t>(), idx); break;
+      case DType::kUInt8: PoolPlanes<uint8_t>(at, ax, planes, x.as<uint8_t>(), y.as<uint8_t>(), idx); break;
+      default: PoolPlanes<T>(at, ax, planes, x.as<T>(), y.as<T>(), idx); break;
+    }
+    return Status::Ok();
+  });
+}
 
 TARE_INSTANTIATE_REF(Pool)
 

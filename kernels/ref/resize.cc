@@ -1,10 +1,328 @@
-// PLACEHOLDER: Resize family reference kernels (to be written).
+// Reference kernel of Resize (semantics: runtime/ops/resize.cc).
+//
+// Per axis, every output index gets its taps (input index, weight) computed in double from
+// x_original: nearest 1 tap, linear 2, cubic 4 (Keys kernel with cubic_coeff_a; exclude_outside
+// zeroes out-of-range taps and divides by the remaining sum). Indices are then clamped to
+// [0, in-1]; taps landing on the same index are merged (weights summed in double) and taps of
+// weight exactly 0 are dropped (no taps left: 0), so an axis whose taps are all "index o, weight 1"
+// is the identity.
+// The same taps serve `ref` and `ref64`; each weight is then rounded once to the storage type.
+//
+// Nearest: one gather over the whole output (exact, any dtype). Linear/cubic: the nested 1-D
+// interpolations of the ONNX reference, evaluated one axis at a time, last axis first (identity
+// axes skipped): y[.., o, ..] = w_0 * x[.., i_0, ..] + w_1 * x[.., i_1, ..] + ..., taps in
+// ascending input index, acc starting at the first product, each product and sum rounded to the
+// storage type; intermediate tensors are stored in that type. Rows along the inner axes are
+// independent, so the loops vectorize over them.
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
+namespace {
+
+enum class Ctm { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kCrop, kTfHalfPixelNn };
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+
+struct ResizeAttrs {
+  int mode = 0;  // 0 nearest, 1 linear, 2 cubic
+  Ctm ctm = Ctm::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+};
+
+/// The taps of one axis: output index o uses taps [begin[o], begin[o+1]); `outside[o]` marks an
+/// extrapolated output (tf_crop_and_resize).
+struct AxisTaps {
+  std::vector<int64_t> begin, idx;
+  std::vector<double> w;
+  std::vector<char> outside;
+  bool identity = true;
+};
+
+/// x_original of output index o along an axis of length `in` resized to `out` (see the spec).
+double Original(const ResizeAttrs& a, int64_t o, int64_t in, int64_t out, double scale, double start, double end) {
+  const double xr = static_cast<double>(o), li = static_cast<double>(in), lo = static_cast<double>(out);
+  switch (a.ctm) {
+    case Ctm::kHalfPixel: return (xr + 0.5) / scale - 0.5;
+    case Ctm::kPytorchHalfPixel: return out > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
+    case Ctm::kAlignCorners: return out > 1 ? xr * (li - 1) / (lo - 1) : 0.0;
+    case Ctm::kAsymmetric: return xr / scale;
+    case Ctm::kTfHalfPixelNn: return (xr + 0.5) / scale;
+    case Ctm::kCrop:
+      return out > 1 ? start * (li - 1) + xr * (end - start) * (li - 1) / (lo - 1) : 0.5 * (start + end) * (li - 1);
+  }
+  return 0;
+}
+
+/// Keys cubic convolution kernel at distance t >= 0 (0 beyond 2).
+double Cubic(double t, double A) {
+  if (t <= 1) return ((A + 2) * t - (A + 3)) * t * t + 1;
+  if (t < 2) return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
+  return 0;
+}
+
+AxisTaps MakeTaps(const ResizeAttrs& a, int64_t in, int64_t out, double scale, double start, double end) {
+  AxisTaps t;
+  t.begin.push_back(0);
+  for (int64_t o = 0; o < out; ++o) {
+    double x = Original(a, o, in, out, scale, start, end);
+    const bool outside = a.ctm == Ctm::kCrop && !(x >= 0 && x <= static_cast<double>(in - 1));  // NaN roi too
+    // Beyond [-4, in+3] every tap clamps to the edge (weights summing to 1): bounding x keeps the
+    // index arithmetic in range whatever the roi/scales (NaN included). Valid models never get there.
+    if (!(x >= -4)) x = -4;
+    if (x > static_cast<double>(in + 3)) x = static_cast<double>(in + 3);
+    t.outside.push_back(outside);
+    if (outside) t.identity = false;
+    const double fl = std::floor(x), r = x - fl;
+    const int64_t i0 = static_cast<int64_t>(fl);
+    int64_t raw[4];
+    double w[4];
+    int n = 0;
+    if (outside) {
+      n = 0;
+    } else if (a.mode == 0) {
+      bool up = false;
+      if (r != 0) {
+        switch (a.nearest) {
+          case Nearest::kRoundPreferFloor: up = r > 0.5; break;
+          case Nearest::kRoundPreferCeil: up = r >= 0.5; break;
+          case Nearest::kFloor: up = false; break;
+          case Nearest::kCeil: up = true; break;
+        }
+      }
+      raw[0] = i0 + (up ? 1 : 0), w[0] = 1, n = 1;
+    } else if (a.mode == 1) {
+      raw[0] = i0, w[0] = 1 - r, raw[1] = i0 + 1, w[1] = r, n = 2;
+    } else {
+      for (int k = 0; k < 4; ++k) raw[k] = i0 - 1 + k, w[k] = Cubic(std::fabs(r + 1 - k), a.cubic_a);
+      n = 4;
+      if (a.exclude_outside) {
+        double sum = 0;
+        for (int k = 0; k < 4; ++k) {
+          if (raw[k] < 0 || raw[k] >= in) w[k] = 0;
+          sum += w[k];
+        }
+        for (int k = 0; k < 4; ++k) w[k] /= sum;
+      }
+    }
+    for (int k = 0; k < n; ++k) {
+      const int64_t i = raw[k] < 0 ? 0 : raw[k] >= in ? in - 1 : raw[k];
+      if (t.idx.size() > static_cast<size_t>(t.begin.back()) && t.idx.back() == i) {
+        t.w.back() += w[k];  // clamped taps coincide: merge
+      } else {
+        t.idx.push_back(i);
+        t.w.push_back(w[k]);
+      }
+    }
+    // Drop zero-weight taps of this output.
+    size_t keep = static_cast<size_t>(t.begin.back());
+    for (size_t k = keep; k < t.idx.size(); ++k)
+      if (t.w[k] != 0) t.idx[keep] = t.idx[k], t.w[keep] = t.w[k], ++keep;
+    t.idx.resize(keep);
+    t.w.resize(keep);
+    t.begin.push_back(static_cast<int64_t>(keep));
+    if (outside || keep != static_cast<size_t>(t.begin[o]) + 1 || t.idx.back() != o || t.w.back() != 1)
+      t.identity = false;
+  }
+  if (in != out) t.identity = false;
+  return t;
+}
+
+/// Nearest: one gather. Element type E only moves bytes of the right size. An output row whose
+/// source row is the previous output row's (upsampling along an outer axis) is copied from it.
+template <class E>
+void Gather(const Tensor& x, Tensor& y, const std::vector<AxisTaps>& taps, E ev) {
+  const size_t r = x.shape.size();
+  const int64_t n = y.shape[r - 1], rows = n ? y.numel() / n : 0;
+  const E* xs = x.as<E>();
+  E* ys = y.as<E>();
+  std::vector<int64_t> in_stride(r, 1), o(r, 0);
+  for (size_t d = r - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * x.shape[d + 1];
+  std::vector<int64_t> src(static_cast<size_t>(n));  // last-axis source index, -1 = extrapolated
+  bool any_outside = false;
+  for (int64_t j = 0; j < n; ++j) {
+    const AxisTaps& t = taps[r - 1];
+    src[j] = t.outside[j] ? -1 : t.idx[t.begin[j]];
+    any_outside = any_outside || t.outside[j];
+  }
+  int64_t prev_off = -2;  // source offset of the previous row (-1: extrapolated row)
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t off = 0;
+    for (size_t d = 0; d + 1 < r && off >= 0; ++d) {
+      const AxisTaps& t = taps[d];
+      off = t.outside[o[d]] ? -1 : off + t.idx[t.begin[o[d]]] * in_stride[d];
+    }
+    E* yr = ys + row * n;
+    if (off == prev_off) {
+      std::memcpy(yr, yr - n, static_cast<size_t>(n) * sizeof(E));
+    } else if (off < 0) {
+      for (int64_t j = 0; j < n; ++j) yr[j] = ev;
+    } else if (any_outside) {
+      for (int64_t j = 0; j < n; ++j) yr[j] = src[j] < 0 ? ev : xs[off + src[j]];
+    } else {
+      const E* xr = xs + off;
+      for (int64_t j = 0; j < n; ++j) yr[j] = xr[src[j]];
+    }
+    prev_off = off;
+    for (size_t d = r - 1; d-- > 0;) {  // odometer over the outer output dims
+      if (++o[d] < y.shape[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+/// One linear/cubic pass along an axis: x is [outer, n_in, inner], y is [outer, n_out, inner].
+template <class V>
+void Pass(const V* x, V* y, int64_t outer, int64_t n_in, int64_t n_out, int64_t inner, const AxisTaps& t, V ev) {
+  const std::vector<V> wv(t.w.begin(), t.w.end());  // weights rounded once to V
+  const V* w = wv.data();
+  const int64_t* idx = t.idx.data();
+  const int64_t* beg = t.begin.data();
+  for (int64_t b = 0; b < outer; ++b) {
+    if (inner == 1) {  // the last axis: one dot product per output element
+      const V* xr = x + b * n_in;
+      V* yr = y + b * n_out;
+      for (int64_t o = 0; o < n_out; ++o) {
+        if (t.outside[o] || beg[o] == beg[o + 1]) {
+          yr[o] = t.outside[o] ? ev : V(0);
+          continue;
+        }
+        V acc = static_cast<V>(w[beg[o]] * xr[idx[beg[o]]]);
+        for (int64_t k = beg[o] + 1; k < beg[o + 1]; ++k) acc = static_cast<V>(acc + static_cast<V>(w[k] * xr[idx[k]]));
+        yr[o] = acc;
+      }
+      continue;
+    }
+    for (int64_t o = 0; o < n_out; ++o) {
+      V* yr = y + (b * n_out + o) * inner;
+      if (t.outside[o] || beg[o] == beg[o + 1]) {
+        const V v = t.outside[o] ? ev : V(0);
+        for (int64_t i = 0; i < inner; ++i) yr[i] = v;
+        continue;
+      }
+      for (int64_t k = beg[o]; k < beg[o + 1]; ++k) {
+        const V wk = w[k];
+        const V* xr = x + (b * n_in + idx[k]) * inner;
+        if (k == beg[o]) {
+          for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<V>(wk * xr[i]);
+        } else {
+          for (int64_t i = 0; i < inner; ++i) yr[i] = static_cast<V>(yr[i] + static_cast<V>(wk * xr[i]));
+        }
+      }
+    }
+  }
+}
+
+template <class V>
+void Interpolate(const Tensor& x, Tensor& y, const std::vector<AxisTaps>& taps, double extrapolation) {
+  const size_t r = x.shape.size();
+  Shape cur = x.shape;
+  std::unique_ptr<V[]> buf[2];
+  const V* src = x.as<V>();
+  int last_pass = -1;
+  for (size_t d = r; d-- > 0;)
+    if (!taps[d].identity) last_pass = static_cast<int>(d);  // the outermost resized axis runs last
+  if (last_pass < 0) {
+    if (x.nbytes()) std::memcpy(y.data, x.data, x.nbytes());
+    return;
+  }
+  int which = 0;
+  for (size_t d = r; d-- > 0;) {
+    if (taps[d].identity) continue;
+    int64_t outer = 1, inner = 1;
+    for (size_t k = 0; k < d; ++k) outer *= cur[k];
+    for (size_t k = d + 1; k < r; ++k) inner *= cur[k];
+    const int64_t n_in = cur[d], n_out = y.shape[d];
+    V* dst;
+    if (static_cast<int>(d) == last_pass) {
+      dst = y.as<V>();
+    } else {
+      buf[which].reset(new V[static_cast<size_t>(outer * n_out * inner)]);  // fully overwritten
+      dst = buf[which].get();
+      which ^= 1;
+    }
+    Pass<V>(src, dst, outer, n_in, n_out, inner, taps[d], static_cast<V>(extrapolation));
+    cur[d] = n_out;
+    src = dst;
+  }
+}
+
+Result<ResizeAttrs> ParseAttrs(const Node& node) {
+  ResizeAttrs a;
+  TARE_ASSIGN_OR_RETURN(std::string mode, node.GetString("mode", "nearest"));
+  TARE_ASSIGN_OR_RETURN(std::string ctm, node.GetString("coordinate_transformation_mode", "half_pixel"));
+  TARE_ASSIGN_OR_RETURN(std::string nm, node.GetString("nearest_mode", "round_prefer_floor"));
+  TARE_ASSIGN_OR_RETURN(int64_t exclude, node.GetInt("exclude_outside", 0));
+  TARE_ASSIGN_OR_RETURN(float cubic_a, node.GetFloat("cubic_coeff_a", -0.75f));
+  TARE_ASSIGN_OR_RETURN(float ev, node.GetFloat("extrapolation_value", 0.0f));
+  const Status bad = Status::Error(node.Where() + ": invalid Resize attributes");
+  if (mode == "nearest") a.mode = 0;
+  else if (mode == "linear") a.mode = 1;
+  else if (mode == "cubic") a.mode = 2;
+  else return bad;
+  if (ctm == "half_pixel") a.ctm = Ctm::kHalfPixel;
+  else if (ctm == "pytorch_half_pixel") a.ctm = Ctm::kPytorchHalfPixel;
+  else if (ctm == "align_corners") a.ctm = Ctm::kAlignCorners;
+  else if (ctm == "asymmetric") a.ctm = Ctm::kAsymmetric;
+  else if (ctm == "tf_crop_and_resize") a.ctm = Ctm::kCrop;
+  else if (ctm == "tf_half_pixel_for_nn") a.ctm = Ctm::kTfHalfPixelNn;
+  else return bad;
+  if (nm == "round_prefer_floor") a.nearest = Nearest::kRoundPreferFloor;
+  else if (nm == "round_prefer_ceil") a.nearest = Nearest::kRoundPreferCeil;
+  else if (nm == "floor") a.nearest = Nearest::kFloor;
+  else if (nm == "ceil") a.nearest = Nearest::kCeil;
+  else return bad;
+  a.exclude_outside = exclude != 0;
+  a.cubic_a = cubic_a;
+  a.extrapolation = ev;
+  return a;
+}
+
+}  // namespace
 
 template <class T>
-Result<KernelFn> MakeResize(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+Result<KernelFn> MakeResize(const Node& node) {
+  TARE_ASSIGN_OR_RETURN(ResizeAttrs a, ParseAttrs(node));
+  return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const Tensor& x = *in[0];
+    Tensor& y = *out[0];
+    const size_t r = x.shape.size();
+    const Tensor* scales = in.size() > 2 && in[2] && in[2]->numel() > 0 ? in[2] : nullptr;
+    const Tensor* roi = a.ctm == Ctm::kCrop && in.size() > 1 ? in[1] : nullptr;
+    std::vector<AxisTaps> taps;
+    for (size_t d = 0; d < r; ++d) {
+      const int64_t n_in = x.shape[d], n_out = y.shape[d];
+      const double scale = scales ? ReadDouble(*scales, static_cast<int64_t>(d))
+                                  : n_in > 0 ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
+      const double start = roi ? ReadDouble(*roi, static_cast<int64_t>(d)) : 0.0;
+      const double end = roi ? ReadDouble(*roi, static_cast<int64_t>(r + d)) : 1.0;
+      taps.push_back(MakeTaps(a, n_in, n_out, scale, start, end));
+    }
+    if (y.numel() == 0) return Status::Ok();
+    if (a.mode == 0) {
+      Tensor ev_t = Tensor::Alloc(y.dtype, {}).value();  // the extrapolation value in Y's type
+      WriteDouble(ev_t, 0, a.extrapolation);
+      switch (DTypeSize(y.dtype)) {
+        case 1: Gather<uint8_t>(x, y, taps, *ev_t.as<uint8_t>()); break;
+        case 2: Gather<uint16_t>(x, y, taps, *ev_t.as<uint16_t>()); break;
+        case 4: Gather<uint32_t>(x, y, taps, *ev_t.as<uint32_t>()); break;
+        case 8: Gather<uint64_t>(x, y, taps, *ev_t.as<uint64_t>()); break;
+        default: return Status::Error("Resize: unsupported dtype " + DTypeName(y.dtype));
+      }
+      return Status::Ok();
+    }
+    if (y.dtype == DType::kFloat32) Interpolate<float>(x, y, taps, a.extrapolation);
+    else if (y.dtype == DType::kFloat64) Interpolate<double>(x, y, taps, a.extrapolation);
+    else return Status::Error("Resize: mode linear/cubic needs float data, got " + DTypeName(y.dtype));
+    return Status::Ok();
+  });
+}
 
 TARE_INSTANTIATE_REF(Resize)
 

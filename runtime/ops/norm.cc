@@ -1,8 +1,100 @@
-// PLACEHOLDER: Norm family shape inference (to be written).
+// Normalizations (all inputs and outputs float32).
+//   BatchNormalization (ONNX BatchNormalization-15, inference mode): inputs X (N, C, D1..Dn), n >= 0,
+//     scale, B, input_mean, input_var (each (C)); y = (x - mean[c]) / sqrt(var[c] + epsilon)
+//     * scale[c] + B[c]. Attributes: epsilon=1e-5; momentum (ignored); training_mode=0 (1 is
+//     rejected). Only output Y (the training outputs running_mean/var are rejected).
+//   InstanceNormalization (ONNX InstanceNormalization-6): input (N, C, D1..Dn), n >= 1, scale (C),
+//     B (C); per (n, c): mean and population variance over the spatial elements, then
+//     y = (x - mean) / sqrt(var + epsilon) * scale[c] + B[c]. Attribute epsilon=1e-5.
+//   LayerNormalization (ONNX LayerNormalization-17): X (rank r >= 1), Scale, optional B; over the
+//     normalized block X[..., axis:] (K elements): Mean, Var (population), InvStdDev =
+//     1 / sqrt(Var + epsilon), y = (x - Mean) * InvStdDev * Scale + B. Scale and B broadcast
+//     to X.shape[axis:] (numpy rules; their dims aligned with axes before `axis` must be 1).
+//     Attributes: axis=-1 (in [-r, r)), epsilon=1e-5, stash_type=1 (only 1, float32, is
+//     supported). Optional outputs Mean and InvStdDev: float32, shape X.shape[:axis] + [1]*(r-axis).
+// Mean and variance are two-pass: mean = (sum of x in index order) / K, then
+// var = (sum of (x - mean)^2 in index order) / K.
 #include "runtime/ops/specs.h"
 
 namespace tare {
+namespace {
 
-Status InferNorm(InferContext& ctx) { return ctx.Error("Norm: placeholder"); }
+/// Checks that input i is float32 and called `name`.
+Status ExpectFloat(const InferContext& ctx, size_t i, const char* name) {
+  if (ctx.in[i].dtype != DType::kFloat32)
+    return ctx.Error(std::string("input ") + name + " must be float32, got " + DTypeName(ctx.in[i].dtype));
+  return Status::Ok();
+}
+
+/// Reads `epsilon` (default 1e-5), which must be finite and >= 0.
+Status CheckEpsilon(const InferContext& ctx) {
+  TARE_ASSIGN_OR_RETURN(float eps, ctx.node.GetFloat("epsilon", 1e-5f));
+  if (!(eps >= 0) || eps > 3.4e38f) return ctx.Error("attribute 'epsilon' must be finite and >= 0, got " + std::to_string(eps));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status InferNorm(InferContext& ctx) {
+  const std::string& op = ctx.node.op;
+  TARE_RETURN_IF_ERROR(CheckEpsilon(ctx));
+  if (op == "LayerNormalization") {
+    TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
+    const char* names[] = {"X", "Scale", "B"};
+    for (size_t i = 0; i < 3; ++i)
+      if (ctx.has(i)) TARE_RETURN_IF_ERROR(ExpectFloat(ctx, i, names[i]));
+    const Shape& x = ctx.in[0].shape;
+    const int64_t r = static_cast<int64_t>(x.size());
+    if (r < 1) return ctx.Error("X must have rank >= 1, got a scalar");
+    TARE_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.node.GetInt("axis", -1));
+    TARE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, r, ctx, "attribute 'axis'"));
+    TARE_ASSIGN_OR_RETURN(int64_t stash, ctx.node.GetInt("stash_type", 1));
+    if (stash != 1) return ctx.Error("attribute 'stash_type' must be 1 (float32), got " + std::to_string(stash));
+    for (size_t i = 1; i < 3; ++i) {
+      if (!ctx.has(i)) continue;
+      const Shape& s = ctx.in[i].shape;
+      bool ok = s.size() <= x.size();
+      for (size_t j = 0; ok && j < s.size(); ++j) {
+        const size_t xd = x.size() - s.size() + j;  // X dim aligned with s[j]
+        const int64_t sd = s[j];
+        ok = sd == 1 || (sd == x[xd] && static_cast<int64_t>(xd) >= axis);
+      }
+      if (!ok)
+        return ctx.Error(std::string("input ") + names[i] + " of shape " + ShapeStr(s) +
+                         " does not broadcast to the normalized shape of X " + ShapeStr(x) + " from axis " +
+                         std::to_string(axis));
+    }
+    Shape stat(x.begin(), x.begin() + axis);
+    stat.resize(x.size(), 1);
+    ctx.SetOut(0, DType::kFloat32, x);
+    ctx.SetOut(1, DType::kFloat32, stat);
+    ctx.SetOut(2, DType::kFloat32, stat);
+    return Status::Ok();
+  }
+  const bool bn = op == "BatchNormalization";
+  TARE_RETURN_IF_ERROR(bn ? ctx.ExpectInputs(5, 5) : ctx.ExpectInputs(3, 3));
+  const char* bn_names[] = {"X", "scale", "B", "input_mean", "input_var"};
+  const char* in_names[] = {"input", "scale", "B"};
+  const size_t n_in = bn ? 5 : 3;
+  for (size_t i = 0; i < n_in; ++i) TARE_RETURN_IF_ERROR(ExpectFloat(ctx, i, bn ? bn_names[i] : in_names[i]));
+  const Shape& x = ctx.in[0].shape;
+  if (x.size() < (bn ? 2u : 3u))
+    return ctx.Error(std::string(bn ? "X" : "input") + " must have rank >= " + (bn ? "2" : "3") +
+                     " (N, C" + (bn ? ", ..." : ", D1, ...") + "), got shape " + ShapeStr(x));
+  for (size_t i = 1; i < n_in; ++i)
+    if (ctx.in[i].shape != Shape{x[1]})
+      return ctx.Error(std::string("input ") + (bn ? bn_names[i] : in_names[i]) + " must have shape [" +
+                       std::to_string(x[1]) + "] (the channel count), got " + ShapeStr(ctx.in[i].shape));
+  if (bn) {
+    TARE_ASSIGN_OR_RETURN(int64_t training, ctx.node.GetInt("training_mode", 0));
+    if (training != 0)
+      return ctx.Error("attribute 'training_mode' must be 0 (inference), got " + std::to_string(training));
+    for (size_t i = 1; i < ctx.node.outputs.size(); ++i)
+      if (ctx.node.outputs[i] >= 0)
+        return ctx.Error("output " + std::to_string(i) + " (training statistics) is not supported in inference mode");
+  }
+  ctx.SetOut(0, DType::kFloat32, x);
+  return Status::Ok();
+}
 
 }  // namespace tare

@@ -45,9 +45,9 @@ struct Expect {
 };
 
 /// Runs the node on ref64 and on ref and checks every output: shape and dtype exactly; integer
-/// and bool values exactly; float values within the op's ErrorBudget on ref (scale = |expected|
-/// or the given `scale`), and within 1e-12 relative on ref64 (the hand-computed values are exact
-/// to at least that).
+/// and bool values exactly; float values of ref64 against `expected` within (k + 2) eps32 * scale
+/// (the rounding of decimal inputs to float32), and of ref against ref64 within the op's
+/// ErrorBudget (c0 + cK k) eps32 * scale. scale = |value| unless given (e.g. sum|w x| for dots).
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
            double k = 1, double scale = 0);
 

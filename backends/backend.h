@@ -1,0 +1,61 @@
+// The backend interface (DESIGN.md section 5). A Backend claims nodes; the session groups
+// consecutive claimed nodes into partitions and compiles each into an Executable, which it then
+// runs with the value slots of the session (views into the arena, weights, folded constants).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/ir/graph.h"
+
+namespace tare {
+
+/// Options of a session. Sizes are in bytes.
+struct SessionOptions {
+  /// Backend priority list: each node runs on the first that supports it; the reference backend
+  /// of the same precision ("ref", or "ref64" when it is first) takes what none claims.
+  std::vector<std::string> backends = {"ref"};
+  int threads = 1;
+  /// Largest single tensor the session will allocate (default 4 GiB).
+  size_t max_tensor_bytes = size_t(4) << 30;
+  /// Largest arena the session will allocate (default 16 GiB).
+  size_t max_arena_bytes = size_t(16) << 30;
+};
+
+/// A contiguous run of nodes (indices into Graph::nodes) assigned to one backend.
+struct Partition {
+  std::vector<int> nodes;
+};
+
+/// Compiled partition. `slots` holds one tensor per graph value id (data, dtype and concrete
+/// shape set for every value the partition reads or writes).
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  /// Executes the partition's nodes in order. Errors only for data-dependent failures (e.g. an
+  /// out-of-range Gather index), naming the node.
+  virtual Status Run(std::vector<Tensor>& slots) = 0;
+};
+
+/// A compute engine.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "ref", "ref64", "cpu", ...
+  virtual std::string name() const = 0;
+  /// Storage type of float32 values on this backend (kFloat64 for ref64, kFloat32 otherwise).
+  virtual DType float_storage() const = 0;
+  /// Whether the backend runs this node (op, dtypes, attributes).
+  virtual bool Supports(const Node& node, const Graph& graph) const = 0;
+  /// Prepares the nodes of `part` (parse attributes, pack weights). Errors name the node.
+  virtual Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part,
+                                                      const SessionOptions& options) = 0;
+};
+
+/// Creates the backend called `name`. Errors: an unknown name, or one not built into this binary
+/// (the message lists the available ones).
+Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name);
+/// Names of the backends built into this binary.
+std::vector<std::string> AvailableBackends();
+
+}  // namespace tare

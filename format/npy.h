@@ -1,0 +1,20 @@
+// NumPy .npy files (format versions 1.0, 2.0 and 3.0; little-endian, C order) for inputs and
+// outputs of `tare run`.
+#pragma once
+#include <string>
+
+#include "runtime/ir/tensor.h"
+
+namespace tare {
+
+/// Reads a .npy file. Supported dtypes: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 (and '='
+/// byte order on this little-endian host). Errors (naming the file): bad magic or header,
+/// Fortran order, big-endian or unsupported dtype, negative or huge shape, data shorter than the
+/// shape requires.
+Result<Tensor> ReadNpy(const std::string& path);
+/// Parses .npy bytes (same checks; `name` is used in messages).
+Result<Tensor> ParseNpy(const uint8_t* data, size_t size, const std::string& name);
+/// Writes `t` as a version 1.0 .npy file (overwrites `path`). Errors: unsupported dtype, I/O.
+Status WriteNpy(const std::string& path, const Tensor& t);
+
+}  // namespace tare

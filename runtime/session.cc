@@ -1,0 +1,278 @@
+#include "runtime/session.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/ref/eval_node.h"
+#include "runtime/planner.h"
+
+namespace tare {
+
+struct Session::Impl {
+  std::shared_ptr<const Graph> graph;
+  SessionOptions options;
+  std::vector<std::unique_ptr<Backend>> backends;  // priority order; the last is the reference fallback
+  DType storage = DType::kFloat32;
+  std::vector<int> node_backend;  // index into backends per node
+  std::vector<Tensor> consts;     // weights in storage type, per value id
+
+  // The current plan.
+  bool planned = false;
+  std::vector<Shape> planned_shapes;
+  std::vector<Tensor> slots;  // per value id
+  std::shared_ptr<void> arena;
+  size_t arena_bytes = 0;
+  std::vector<std::unique_ptr<Executable>> partitions;
+  std::vector<std::string> placement;  // per node
+
+  Status Plan(const std::vector<Shape>& input_shapes);
+  Status CheckBytes(const Node& node, const ValueInfo& v) const;
+};
+
+Session::Session() : impl_(new Impl) {}
+Session::~Session() = default;
+const Graph& Session::graph() const { return *impl_->graph; }
+size_t Session::arena_bytes() const { return impl_->arena_bytes; }
+
+std::vector<std::pair<std::string, std::string>> Session::Placement() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  const Graph& g = *impl_->graph;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    out.emplace_back(g.nodes[i].name, impl_->planned ? impl_->placement[i] : impl_->backends[impl_->node_backend[i]]->name());
+  return out;
+}
+
+Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph, const SessionOptions& options) {
+  if (!graph) return Status::Error("no graph");
+  TARE_RETURN_IF_ERROR(graph->Validate());
+  std::unique_ptr<Session> s(new Session);
+  Impl& im = *s->impl_;
+  im.graph = graph;
+  im.options = options;
+  if (options.backends.empty()) return Status::Error("no backend given");
+  for (const std::string& name : options.backends) {
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> b, CreateBackend(name));
+    im.backends.push_back(std::move(b));
+  }
+  im.storage = im.backends[0]->float_storage();
+  for (const auto& b : im.backends)
+    if (b->float_storage() != im.storage)
+      return Status::Error("backend '" + b->name() + "' cannot be mixed with '" + im.backends[0]->name() + "' (different precision)");
+  const std::string fallback = im.storage == DType::kFloat64 ? "ref64" : "ref";
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
+  im.backends.push_back(std::move(fb));
+
+  std::string unsupported;
+  int n_unsupported = 0;
+  for (const Node& n : graph->nodes) {
+    int chosen = -1;
+    for (size_t b = 0; b < im.backends.size() && chosen < 0; ++b)
+      if (im.backends[b]->Supports(n, *graph)) chosen = static_cast<int>(b);
+    if (chosen < 0) {
+      ++n_unsupported;
+      unsupported += (unsupported.empty() ? "" : "; ") + n.Where() + (n.domain.empty() ? "" : " domain '" + n.domain + "'");
+    }
+    im.node_backend.push_back(chosen);
+  }
+  if (n_unsupported)
+    return Status::Error(std::to_string(n_unsupported) + " unsupported node(s): " + unsupported);
+
+  im.consts.resize(graph->values.size());
+  for (size_t v = 0; v < graph->values.size(); ++v) {
+    const Value& val = graph->values[v];
+    if (!val.is_constant) continue;
+    if (val.constant.dtype == DType::kFloat32 && im.storage != DType::kFloat32) {
+      TARE_ASSIGN_OR_RETURN(im.consts[v], ConvertTensor(val.constant, im.storage));
+    } else {
+      im.consts[v] = val.constant;
+    }
+  }
+  // Validate every node's attributes now (kernel preparation parses them), not at the first run.
+  for (const Node& n : graph->nodes) {
+    Result<KernelFn> k = MakeRefKernel(n, im.storage);
+    if (!k.ok()) return k.status();
+  }
+  return s;
+}
+
+Status Session::Impl::CheckBytes(const Node& node, const ValueInfo& v) const {
+  Result<int64_t> n = NumElements(v.shape);
+  if (!n.ok()) return Status::Error(node.Where() + ": " + n.status().message());
+  size_t bytes = static_cast<size_t>(*n) * DTypeSize(StorageType(v.dtype, storage));
+  if (bytes > options.max_tensor_bytes)
+    return Status::Error(node.Where() + ": output of shape " + ShapeStr(v.shape) + " needs " + std::to_string(bytes) +
+                         " bytes, over the session limit of " + std::to_string(options.max_tensor_bytes));
+  return Status::Ok();
+}
+
+Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
+  const Graph& g = *graph;
+  const size_t nv = g.values.size();
+  planned = false;
+  partitions.clear();
+  arena.reset();
+  slots.assign(nv, Tensor());
+  placement.assign(g.nodes.size(), "");
+  std::vector<ValueInfo> vi(nv);
+  std::vector<char> known(nv, 0);
+  for (size_t v = 0; v < nv; ++v) {
+    if (!g.values[v].is_constant) continue;
+    slots[v] = consts[v];
+    vi[v] = {true, g.values[v].dtype, g.values[v].shape, &slots[v]};
+    known[v] = 1;
+  }
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    int v = g.inputs[i];
+    vi[v] = {true, g.values[v].dtype, input_shapes[i], nullptr};
+    slots[v] = Tensor::View(StorageType(g.values[v].dtype, storage), input_shapes[i], nullptr);
+  }
+  std::vector<int> steps;  // node indices run at run time
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    std::vector<ValueInfo> ins(n.inputs.size());
+    bool all_known = true;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      int v = n.inputs[k];
+      if (v < 0) continue;
+      ins[k] = vi[v];
+      ins[k].value = known[v] ? &slots[v] : nullptr;
+      all_known = all_known && known[v];
+    }
+    TARE_ASSIGN_OR_RETURN(std::vector<ValueInfo> outs, InferNode(n, ins));
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k] < 0) continue;
+      TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
+      vi[n.outputs[k]] = outs[k];
+    }
+    // Shape only reads its input's shape, which is known here: fold it too.
+    bool shape_only = n.op == "Shape" && n.domain.empty();
+    if (all_known || shape_only) {
+      std::vector<Tensor> dummies(n.inputs.size());
+      std::vector<const Tensor*> ptrs(n.inputs.size(), nullptr);
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        int v = n.inputs[k];
+        if (v < 0) continue;
+        if (known[v]) {
+          ptrs[k] = &slots[v];
+        } else {
+          dummies[k] = Tensor::View(StorageType(vi[v].dtype, storage), vi[v].shape, nullptr);
+          ptrs[k] = &dummies[k];
+        }
+      }
+      TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, EvalNode(n, ptrs, storage));
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        int v = n.outputs[k];
+        if (v < 0) continue;
+        slots[v] = res[k];
+        known[v] = 1;
+      }
+      placement[ni] = "folded";
+      continue;
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      int v = n.outputs[k];
+      if (v >= 0) slots[v] = Tensor::View(StorageType(outs[k].dtype, storage), outs[k].shape, nullptr);
+    }
+    placement[ni] = backends[node_backend[ni]]->name();
+    steps.push_back(static_cast<int>(ni));
+  }
+
+  // Lifetimes of run-time values: graph inputs from step -1, graph outputs to the end.
+  std::vector<int> first(nv, -2), last(nv, -2);
+  for (int v : g.inputs) first[v] = last[v] = -1;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Node& n = g.nodes[steps[s]];
+    for (int v : n.inputs)
+      if (v >= 0 && !known[v]) last[v] = static_cast<int>(s);
+    for (int v : n.outputs)
+      if (v >= 0) first[v] = last[v] = static_cast<int>(s);
+  }
+  for (int v : g.outputs)
+    if (!known[v]) last[v] = static_cast<int>(steps.size());
+  std::vector<BufferUse> uses;
+  std::vector<int> use_value;
+  for (size_t v = 0; v < nv; ++v) {
+    if (first[v] == -2 || known[v]) continue;
+    uses.push_back({slots[v].nbytes(), first[v], last[v]});
+    use_value.push_back(static_cast<int>(v));
+  }
+  ArenaPlan ap = PlanArena(uses);
+  if (ap.arena_bytes > options.max_arena_bytes)
+    return Status::Error("the plan needs an arena of " + std::to_string(ap.arena_bytes) +
+                         " bytes, over the session limit of " + std::to_string(options.max_arena_bytes));
+  // 16 bytes of slack past the end: vectorized kernels may read (never use) a little beyond.
+  size_t cap = (ap.arena_bytes + 64 + 63) / 64 * 64;
+  void* mem = std::aligned_alloc(64, cap);
+  if (!mem) return Status::Error("out of memory allocating an arena of " + std::to_string(cap) + " bytes");
+  std::memset(mem, 0, cap);
+  arena.reset(mem, std::free);
+  arena_bytes = ap.arena_bytes;
+  for (size_t u = 0; u < uses.size(); ++u) slots[use_value[u]].data = static_cast<uint8_t*>(mem) + ap.offsets[u];
+
+  // Partitions: maximal runs of consecutive steps on the same backend.
+  for (size_t s = 0; s < steps.size();) {
+    Partition part;
+    int b = node_backend[steps[s]];
+    while (s < steps.size() && node_backend[steps[s]] == b) part.nodes.push_back(steps[s++]);
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[b]->Compile(g, part, options));
+    partitions.push_back(std::move(ex));
+  }
+  planned_shapes = input_shapes;
+  planned = true;
+  return Status::Ok();
+}
+
+Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs) {
+  Impl& im = *impl_;
+  const Graph& g = *im.graph;
+  std::vector<const Tensor*> bound(g.inputs.size(), nullptr);
+  for (const NamedTensor& nt : inputs) {
+    size_t i = 0;
+    while (i < g.inputs.size() && g.values[g.inputs[i]].name != nt.name) ++i;
+    if (i == g.inputs.size()) {
+      std::string names;
+      for (int v : g.inputs) names += (names.empty() ? "" : ", ") + g.values[v].name;
+      return Status::Error("the model has no input named '" + nt.name + "' (inputs: " + names + ")");
+    }
+    if (bound[i]) return Status::Error("input '" + nt.name + "' is given twice");
+    bound[i] = &nt.tensor;
+  }
+  std::vector<Shape> shapes(g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& val = g.values[g.inputs[i]];
+    if (!bound[i]) return Status::Error("missing input '" + val.name + "'");
+    const Tensor& t = *bound[i];
+    if (val.dtype != DType::kUndefined && t.dtype != val.dtype)
+      return Status::Error("input '" + val.name + "' must be " + DTypeName(val.dtype) + ", got " + DTypeName(t.dtype));
+    Result<int64_t> n = NumElements(t.shape);
+    if (!n.ok()) return Status::Error("input '" + val.name + "': " + n.status().message());
+    if (val.has_shape) {
+      bool match = val.shape.size() == t.shape.size();
+      for (size_t d = 0; match && d < t.shape.size(); ++d) match = val.shape[d] < 0 || val.shape[d] == t.shape[d];
+      if (!match)
+        return Status::Error("input '" + val.name + "' must have shape " + ShapeStr(val.shape) + ", got " + ShapeStr(t.shape));
+    }
+    shapes[i] = t.shape;
+  }
+  if (!im.planned || shapes != im.planned_shapes) TARE_RETURN_IF_ERROR(im.Plan(shapes));
+
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    Tensor& slot = im.slots[g.inputs[i]];
+    const Tensor& t = *bound[i];
+    if (slot.dtype == t.dtype) {
+      if (t.nbytes()) std::memcpy(slot.data, t.data, t.nbytes());
+    } else {
+      for (int64_t k = 0; k < t.numel(); ++k) WriteDouble(slot, k, ReadDouble(t, k));
+    }
+  }
+  for (auto& p : im.partitions) TARE_RETURN_IF_ERROR(p->Run(im.slots));
+  outputs->clear();
+  for (int v : g.outputs) {
+    const Tensor& s = im.slots[v];
+    TARE_ASSIGN_OR_RETURN(Tensor copy, ConvertTensor(s, s.dtype));
+    outputs->push_back({g.values[v].name, std::move(copy)});
+  }
+  return Status::Ok();
+}
+
+}  // namespace tare

@@ -1,0 +1,50 @@
+// Session: runs a Graph on a chosen backend. Lifecycle as in XNNPACK and TFLite: create (validate,
+// choose backends), plan when input shapes change (shape inference, plan-time folding of
+// everything computable from weights and shapes, arena planning, compile), run hot.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "runtime/ir/graph.h"
+
+namespace tare {
+
+/// A tensor with the name of the graph input or output it binds to.
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+/// Executes one graph. Not thread-safe: one Run at a time.
+class Session {
+ public:
+  ~Session();
+  /// Prepares `graph` (kept alive by the session) for `options.backends`. Errors: invalid graph,
+  /// unknown or unavailable backend, unsupported ops (all of them listed in one message: node
+  /// name, op, domain), invalid attributes.
+  static Result<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph, const SessionOptions& options);
+
+  /// Runs the graph. `inputs` are bound by name; each graph input must be given exactly once with
+  /// its declared dtype (float32 inputs as float32) and a shape that matches its declared rank and
+  /// known dims. Outputs come back in graph order; float32 outputs are float32 on every backend
+  /// except ref64, whose float outputs are float64 (its exact results). Errors: a missing, unknown
+  /// or duplicate input; wrong dtype or shape (expected vs got); shape inference failures; a
+  /// tensor or arena over the session limits; data-dependent kernel errors.
+  Status Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs);
+
+  /// Arena bytes of the current plan (0 before the first Run): the peak memory for run-time values.
+  size_t arena_bytes() const;
+  /// Which backend runs each node: pairs of (node name, backend name), in graph order; nodes
+  /// folded at plan time report "folded". Valid after the first Run.
+  std::vector<std::pair<std::string, std::string>> Placement() const;
+  const Graph& graph() const;
+
+ private:
+  Session();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tare
