@@ -126,9 +126,24 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
     vi[v] = {true, g.values[v].dtype, input_shapes[i], nullptr};
     slots[v] = Tensor::View(StorageType(g.values[v].dtype, storage), input_shapes[i], nullptr);
   }
+  // Dead nodes (no path to a graph output) are neither folded nor run.
+  std::vector<char> needed(nv, 0);
+  for (int v : g.outputs) needed[v] = 1;
+  std::vector<char> live(g.nodes.size(), 0);
+  for (size_t ni = g.nodes.size(); ni-- > 0;) {
+    const Node& n = g.nodes[ni];
+    for (int v : n.outputs) live[ni] = live[ni] || (v >= 0 && needed[v]);
+    if (live[ni])
+      for (int v : n.inputs)
+        if (v >= 0) needed[v] = 1;
+  }
   std::vector<int> steps;  // node indices run at run time
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const Node& n = g.nodes[ni];
+    if (!live[ni]) {
+      placement[ni] = "unused";
+      continue;
+    }
     std::vector<ValueInfo> ins(n.inputs.size());
     bool all_known = true;
     for (size_t k = 0; k < n.inputs.size(); ++k) {

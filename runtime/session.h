@@ -37,7 +37,7 @@ class Session {
   /// Arena bytes of the current plan (0 before the first Run): the peak memory for run-time values.
   size_t arena_bytes() const;
   /// Which backend runs each node: pairs of (node name, backend name), in graph order; nodes
-  /// folded at plan time report "folded". Valid after the first Run.
+  /// folded at plan time report "folded", nodes no output depends on "unused". Valid after the first Run.
   std::vector<std::pair<std::string, std::string>> Placement() const;
   const Graph& graph() const;
 

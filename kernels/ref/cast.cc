@@ -29,28 +29,39 @@ TARE_STOR(kBool, uint8_t)
 constexpr bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16; }
 
 /// Rounds v to the nearest float16 (ties to even), returning its bits; overflow gives +-inf.
+/// One rounding, straight from the double's bits (no double rounding through float).
 uint16_t DoubleToHalf(double v) {
-  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 48) & 0x8000);
+  const uint64_t ax = bits & 0x7fffffffffffffffull;
   const double a = std::fabs(v);
-  if (std::isnan(v)) return sign | 0x7e00;
-  if (a >= 65520.0) return sign | 0x7c00;  // >= midpoint of 65504 (max half) and 2^16
-  if (a < 0x1p-14) return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(a * 0x1p24)));
-  int e;
-  std::frexp(a, &e);  // a in [2^(e-1), 2^e)
-  const int m = static_cast<int>(std::nearbyint(std::ldexp(a, 11 - e)));  // in [1024, 2048]
-  return static_cast<uint16_t>(sign | (((e + 14) << 10) + m - 1024));   // m = 2048 carries into the exponent
+  if (ax > 0x7ff0000000000000ull) return sign | 0x7e00;  // NaN
+  if (a >= 65520.0) return sign | 0x7c00;                  // >= midpoint of 65504 (max half) and 2^16
+  if (a < 0x1p-14)  // subnormal half: a * 2^24 is exact; round it to an integer (nearest even)
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(a * 0x1p24)));
+  const uint64_t mant = ax & 0xfffffffffffffull;            // 52 bits; keep the top 10
+  const int64_t exp = static_cast<int64_t>(ax >> 52) - 1023;  // in [-14, 15]
+  uint32_t h = static_cast<uint32_t>(((exp + 15) << 10) | static_cast<int64_t>(mant >> 42));
+  const uint64_t rest = mant & 0x3ffffffffffull, half = 0x20000000000ull;
+  if (rest > half || (rest == half && (h & 1))) ++h;  // a carry moves into the exponent correctly
+  return static_cast<uint16_t>(sign | h);
 }
+
+/// 2^n as a double (exact), usable in constant expressions.
+constexpr double Pow2(int n) { return n == 0 ? 1.0 : 2.0 * Pow2(n - 1); }
 
 /// Float -> integer: NaN -> 0, else truncation toward zero, saturated to I's range.
 template <class I>
 I FloatToInt(double v) {
+  constexpr double hi = Pow2(std::numeric_limits<I>::digits);                // max + 1, exact
+  constexpr double lo = static_cast<double>(std::numeric_limits<I>::min());  // 0 or -2^digits, exact
   if (std::isnan(v)) return 0;
-  const double t = std::trunc(v);
-  const double hi = std::ldexp(1.0, std::numeric_limits<I>::digits);  // max + 1, exact
-  const double lo = static_cast<double>(std::numeric_limits<I>::min());   // 0 or -2^digits, exact
-  if (t >= hi) return std::numeric_limits<I>::max();
-  if (t < lo) return std::numeric_limits<I>::min();
-  return static_cast<I>(t);
+  if (v >= hi) return std::numeric_limits<I>::max();
+  // lo - 1 is exact except for int64 (it rounds to lo = -2^63, still a correct bound): anything
+  // above it truncates to a value >= lo, so the cast below is in range (and truncates toward 0).
+  if (v <= lo - 1.0) return std::numeric_limits<I>::min();
+  return static_cast<I>(v);
 }
 
 /// Integer -> integer of another width/signedness: keeps the low bits (two's complement).

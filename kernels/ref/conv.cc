@@ -31,6 +31,7 @@ struct Geo {
   int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
 };
 
+/// Fills the geometry from the shapes of X, W, Y; pads_begin from pads or auto_pad.
 Geo MakeGeo(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
   Geo g;
   const size_t nsp = x.size() - 2;
@@ -92,6 +93,7 @@ inline void AddRow(T* acc, int64_t acc_stride, int nb, const T* x, int64_t s, in
   }
 }
 
+/// Computes Y = conv(X, W) + B for shapes checked by InferConv.
 template <class T>
 Status RunConv(const ConvAttrs& a, const Tensor& X, const Tensor& W, const Tensor* B, Tensor& Y) {
   const Geo g = MakeGeo(a, X.shape, W.shape, Y.shape);
@@ -162,10 +164,12 @@ Status RunConv(const ConvAttrs& a, const Tensor& X, const Tensor& W, const Tenso
 
 }  // namespace
 
+/// Prepares the Conv reference kernel (attributes parsed once; padding resolved per call).
 template <class T>
 Result<KernelFn> MakeConv(const Node& node) {
   ConvAttrs a;
   TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
+  if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
   TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
   TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
   TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));

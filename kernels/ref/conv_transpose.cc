@@ -30,6 +30,7 @@ struct Geo {
   int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
 };
 
+/// Fills the geometry from the shapes of X, W, Y; pads_begin from pads, output_shape or auto_pad.
 Geo MakeGeo(const ConvTAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
   Geo g;
   const size_t nsp = x.size() - 2;
@@ -53,6 +54,7 @@ Geo MakeGeo(const ConvTAttrs& a, const Shape& x, const Shape& w, const Shape& y)
   return g;
 }
 
+/// Computes Y = conv_transpose(X, W) + B for shapes checked by InferConvTranspose.
 template <class T>
 Status RunConvTranspose(const ConvTAttrs& a, const Tensor& X, const Tensor& W, const Tensor* B, Tensor& Y) {
   const Geo g = MakeGeo(a, X.shape, W.shape, Y.shape);
@@ -112,10 +114,12 @@ Status RunConvTranspose(const ConvTAttrs& a, const Tensor& X, const Tensor& W, c
 
 }  // namespace
 
+/// Prepares the ConvTranspose reference kernel (attributes parsed once; padding resolved per call).
 template <class T>
 Result<KernelFn> MakeConvTranspose(const Node& node) {
   ConvTAttrs a;
   TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
+  if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
   TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
   TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
   TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));

@@ -21,6 +21,7 @@ struct GemmAttrs {
   bool trans_a = false, trans_b = false;
 };
 
+/// Computes Y = alpha * A' * B' + beta * C for shapes checked by InferGemm.
 template <class T>
 Status RunGemm(const GemmAttrs& g, const Tensor& A, const Tensor& B, const Tensor* Cmat, Tensor& Y) {
   const int64_t M = Y.shape[0], N = Y.shape[1];
@@ -68,6 +69,7 @@ Status RunGemm(const GemmAttrs& g, const Tensor& A, const Tensor& B, const Tenso
 
 }  // namespace
 
+/// Prepares the Gemm reference kernel.
 template <class T>
 Result<KernelFn> MakeGemm(const Node& node) {
   GemmAttrs g;

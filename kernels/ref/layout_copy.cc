@@ -28,6 +28,7 @@ int64_t Prod(const Shape& shape, size_t lo, size_t hi) {
   return p;
 }
 
+/// StridedRun for a compile-time element size E (memcpy of E bytes compiles to one load/store).
 template <size_t E>
 void RunFixed(const char* src, int64_t st, char* dst, int64_t n) {
   for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * E, src + j * st * static_cast<int64_t>(E), E);
@@ -54,6 +55,7 @@ void Fill(char* dst, int64_t n, const char* value, size_t es) {
   for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * es, value, es);
 }
 
+/// Copies an ni x nj tile: dst[i*di + j] = src[i + j*sj] (elements of E bytes), j outer.
 template <size_t E>
 void TileFixed(const char* src, int64_t sj, char* dst, int64_t di, int64_t ni, int64_t nj) {
   for (int64_t j = 0; j < nj; ++j)

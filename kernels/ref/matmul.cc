@@ -83,6 +83,7 @@ void RunMatMul(const Tensor& A, const Tensor& B, Tensor& Y) {
 
 }  // namespace
 
+/// Prepares the MatMul reference kernel (float in T, int32, int64 dispatched on the input dtype).
 template <class T>
 Result<KernelFn> MakeMatMul(const Node&) {
   return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {

@@ -94,7 +94,7 @@ Status RunRnn(const RnnConfig& cfg, const std::vector<const Tensor*>& in, const 
     return (cfg.layout1 ? (b * S + t) * nd + d : (t * nd + d) * Bn + b) * H;
   };
   std::vector<T> wt(static_cast<size_t>(I * GH)), rt(static_cast<size_t>(H * GH)), zero_b(2 * GH, T(0));
-  std::vector<T> zero_p(3 * H, T(0)), xw(GH), hr(GH), h(H), c(H), tmp(H), rh(H);
+  std::vector<T> zero_p(3 * H, T(0)), xw_all(static_cast<size_t>(S * GH)), hr(GH), h(H), c(H), tmp(H), rh(H);
   for (int64_t d = 0; d < nd; ++d) {
     const bool rev = nd == 2 ? d == 1 : cfg.reverse;
     Transpose(in[1]->as<T>() + d * GH * I, GH, I, wt.data());
@@ -103,6 +103,7 @@ Status RunRnn(const RnnConfig& cfg, const std::vector<const Tensor*>& in, const 
     const T* rb = wb + GH;
     const T* p = Pt ? Pt->as<T>() + d * 3 * H : zero_p.data();
     const Act* act = cfg.acts.data() + d * n_act;
+    const T* xw = nullptr;  // xw_all row of the current step
     // a_j = xw_j + hr_j [+ peep] + Wb_j + Rb_j, clamped (see the file comment).
     auto pre = [&](int64_t j, T peep) {
       T a = xw[j] + hr[j];
@@ -115,9 +116,20 @@ Status RunRnn(const RnnConfig& cfg, const std::vector<const Tensor*>& in, const 
         h[u] = H0 ? H0->as<T>()[hidx(d, b) + u] : T(0);
         c[u] = C0 ? C0->as<T>()[hidx(d, b) + u] : T(0);
       }
+      // Input projections of all steps first: per step the MatVec order (0, then k ascending),
+      // with k outermost so that each row of wt is reused for every step.
+      std::fill(xw_all.begin(), xw_all.begin() + len[b] * GH, T(0));
+      for (int64_t k = 0; k < I; ++k) {
+        const T* row = wt.data() + k * GH;
+        for (int64_t t = 0; t < len[b]; ++t) {
+          const T xk = X.as<T>()[(cfg.layout1 ? b * S + t : t * Bn + b) * I + k];
+          T* o = xw_all.data() + t * GH;
+          for (int64_t j = 0; j < GH; ++j) o[j] = o[j] + static_cast<T>(xk * row[j]);
+        }
+      }
       for (int64_t s = 0; s < len[b]; ++s) {
         const int64_t t = rev ? len[b] - 1 - s : s;
-        MatVec(X.as<T>() + (cfg.layout1 ? b * S + t : t * Bn + b) * I, wt.data(), I, GH, GH, xw.data());
+        xw = xw_all.data() + t * GH;
         if (G == 1) {  // RNN
           MatVec(h.data(), rt.data(), H, GH, GH, hr.data());
           for (int64_t u = 0; u < H; ++u) h[u] = Activate(act[0], pre(u, T(0)));

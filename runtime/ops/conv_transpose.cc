@@ -39,6 +39,7 @@ Result<std::vector<int64_t>> SpatialInts(const InferContext& ctx, const char* na
 
 }  // namespace
 
+/// Validates a ConvTranspose node and infers Y's shape.
 Status InferConvTranspose(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
   const char* names[] = {"X", "W", "B"};

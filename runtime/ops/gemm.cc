@@ -8,6 +8,7 @@
 
 namespace tare {
 
+/// Validates a Gemm node and infers Y's shape (M, N).
 Status InferGemm(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
   const char* names[] = {"A", "B", "C"};

@@ -7,6 +7,7 @@
 
 namespace tare {
 
+/// Validates a MatMul node and infers Y's shape.
 Status InferMatMul(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
   const DType dt = ctx.in[0].dtype;

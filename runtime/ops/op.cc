@@ -35,7 +35,7 @@ Result<std::vector<int64_t>> InferContext::KnownInts(size_t i, const char* what)
 }
 
 void InferContext::SetOut(size_t i, DType dtype, Shape shape) {
-  if (i >= out.size()) return;
+  if (i >= out.size() || node.outputs[i] < 0) return;  // omitted optional output
   out[i].present = true;
   out[i].dtype = dtype;
   out[i].shape = std::move(shape);

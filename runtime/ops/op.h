@@ -34,7 +34,7 @@ struct InferContext {
   Result<const Tensor*> Known(size_t i, const char* what) const;
   /// Reads a known integer tensor (e.g. Reshape's shape) as int64 values.
   Result<std::vector<int64_t>> KnownInts(size_t i, const char* what) const;
-  /// Sets output i (if the node has it).
+  /// Sets output i (ignored when the node omits that output: nothing is computed for it).
   void SetOut(size_t i, DType dtype, Shape shape);
 };
 

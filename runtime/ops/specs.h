@@ -23,8 +23,9 @@ constexpr ErrorBudget kBudgetNorm{8, 2, "<= (2K + 8) eps |y|  (K = normalized ex
 /// Recurrent cells over T steps with gate dots of length K = input + hidden size:
 /// per-step gamma_K plus tanh/sigmoid rounding, amplified at most linearly in T (contractive cells).
 constexpr ErrorBudget kBudgetRnn{16, 1, "<= T (K + 16) eps per step  (K = input+hidden size)"};
-/// Interpolation: coordinates in fp32 (ref) vs fp64; weights sum to 1: <= 16 eps max|x|.
-constexpr ErrorBudget kBudgetResize{16, 0, "<= 16 eps max|x| (coordinates rounded in fp32)"};
+/// Interpolation: coordinates in double on every backend; each weight rounded to T once and the
+/// weighted sum accumulated per axis (cubic: 4 terms, sum|w| <= 1.3 per axis): <= 32 eps max|x|.
+constexpr ErrorBudget kBudgetResize{32, 0, "<= 32 eps max|x| (weights rounded once)"};
 
 #define TARE_OP(name, family, budget, doc) Status Infer##family(InferContext& ctx);
 #include "runtime/ops/op_list.inc"

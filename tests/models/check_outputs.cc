@@ -19,7 +19,13 @@ int main(int argc, char** argv) {
   }
   const double limit = argc > 3 ? std::atof(argv[3]) : 1e-4;
   int checked = 0, failed = 0;
-  for (const auto& entry : fs::directory_iterator(argv[2])) {
+  std::error_code ec;
+  fs::directory_iterator it(argv[2], ec);
+  if (ec) {
+    std::fprintf(stderr, "cannot read %s: %s\n", argv[2], ec.message().c_str());
+    return 1;
+  }
+  for (const auto& entry : it) {
     if (entry.path().extension() != ".npy") continue;
     const std::string name = entry.path().filename().string();
     Result<Tensor> e = ReadNpy(entry.path().string());

@@ -304,3 +304,27 @@ TEST_CASE("CNN-sized Transpose, Concat, Slice, Pad on 1x256x32x32") {
       }
   CHECK(ok);
 }
+
+TEST_CASE("Transpose tiled path: batch dim, partial tiles, 1/4/8-byte elements") {
+  // x[n][c][h][w] = ((n*C + c)*H + h)*W + w with N=2, C=40, H=5, W=7 (tiles of 32 are partial).
+  // NCHW -> NHWC: y[n][h][w][c] = x[n][c][h][w]; NCHW -> NWCH: y[n][w][c][h] = x[n][c][h][w].
+  const int N = 2, C = 40, H = 5, W = 7;
+  std::vector<double> v(N * C * H * W);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 251);  // fits uint8 exactly
+  auto x_at = [&](int n, int c, int h, int w) { return v[((n * C + c) * H + h) * W + w]; };
+  std::vector<double> nhwc, nwch;
+  for (int n = 0; n < N; ++n)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w)
+        for (int c = 0; c < C; ++c) nhwc.push_back(x_at(n, c, h, w));
+  for (int n = 0; n < N; ++n)
+    for (int w = 0; w < W; ++w)
+      for (int c = 0; c < C; ++c)
+        for (int h = 0; h < H; ++h) nwch.push_back(x_at(n, c, h, w));
+  for (DType t : {DType::kFloat32, DType::kUInt8, DType::kInt64}) {
+    CAPTURE(DTypeName(t));
+    const Tensor x = Make(t, {N, C, H, W}, v);
+    Check(NodeOf("Transpose").Attr("perm", std::vector<int64_t>{0, 2, 3, 1}), {x}, {{{N, H, W, C}, nhwc, t}});
+    Check(NodeOf("Transpose").Attr("perm", std::vector<int64_t>{0, 3, 1, 2}), {x}, {{{N, W, C, H}, nwch, t}});
+  }
+}

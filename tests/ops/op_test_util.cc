@@ -54,6 +54,9 @@ NodeOf& NodeOf::Attr(const std::string& name, std::vector<int64_t> v) {
 NodeOf& NodeOf::Attr(const std::string& name, std::vector<float> v) {
   tare::Attr a; a.kind = tare::Attr::Kind::kFloats; a.floats = std::move(v); node.attrs[name] = a; return *this;
 }
+NodeOf& NodeOf::Attr(const std::string& name, std::vector<std::string> v) {
+  tare::Attr a; a.kind = tare::Attr::Kind::kStrings; a.strings = std::move(v); node.attrs[name] = a; return *this;
+}
 NodeOf& NodeOf::Attr(const std::string& name, const Tensor& v) {
   tare::Attr a; a.kind = tare::Attr::Kind::kTensor; a.tensor = v; node.attrs[name] = a; return *this;
 }

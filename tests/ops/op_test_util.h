@@ -25,6 +25,8 @@ struct NodeOf {
   Node node;
   explicit NodeOf(const std::string& op, int n_out = 1);
   NodeOf& Attr(const std::string& name, int64_t v);
+  NodeOf& Attr(const std::string& name, int v) { return Attr(name, static_cast<int64_t>(v)); }
+  NodeOf& Attr(const std::string& name, std::vector<std::string> v);
   NodeOf& Attr(const std::string& name, double v);
   NodeOf& Attr(const std::string& name, const char* v);
   NodeOf& Attr(const std::string& name, std::vector<int64_t> v);

@@ -212,6 +212,14 @@ TEST_CASE("Resize tf_crop_and_resize with roi and extrapolation_value (ONNX test
         {{{1, 1, 3, 3}, {7, -1, -1, 11, -1, -1, -1, -1, -1}}}, 1, 16);
 }
 
+TEST_CASE("Resize survives degenerate roi and empty outputs") {
+  // A NaN or huge roi puts every coordinate of that axis outside [0, in-1]: all extrapolated.
+  Check(R("linear", "tf_crop_and_resize").Attr("extrapolation_value", 5.0),
+        {X22(), F32({8}, {0, 0, 0, NAN, 1, 1, 1, 1e30}), Tensor(), Sizes({1, 1, 2, 2})},
+        {{{1, 1, 2, 2}, {5, 5, 5, 5}}}, 1, 4);
+  Check(R("cubic"), {X22(), Tensor(), Tensor(), Sizes({1, 1, 0, 3})}, {{{1, 1, 0, 3}, {}}});
+}
+
 TEST_CASE("Resize N-D: trilinear, cubic on three axes, linear on the batch axis") {
   const Tensor v = F32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 9});
   Check(R("linear"), {v, Tensor(), Tensor(), Sizes({3, 3, 3})},

@@ -259,14 +259,16 @@ TEST_CASE("GRU bidirectional: linear_before_reset 1 with sequence_lens (torch), 
            CaseOutputs(kGruLbr1, d1, false), 3, 5);
   const Dims d0{2, 2, 3, 2, 3, 2};
   CheckRnn(n, CaseInputs(kGruLbr0, d0, {}, false), CaseOutputs(kGruLbr0, d0, false), 2, 5);
-  CheckRnn(NodeOf(n).Attr("layout", int64_t(1)), CaseInputs(kGruLbr0, d0, {}, true), CaseOutputs(kGruLbr0, d0, true), 2, 5);
+  CheckRnn(NodeOf(n).Attr("layout", int64_t(1)), CaseInputs(kGruLbr0, d0, {}, true), CaseOutputs(kGruLbr0, d0, true),
+           2, 5);
 }
 
 TEST_CASE("RNN bidirectional: sequence_lens and layout 1 (torch), per-direction activations (numpy)") {
   const NodeOf n = NodeOf("RNN", 2).Attr("direction", "bidirectional");
   const Dims d{3, 2, 2, 3, 1, 2};
   CheckRnn(n, CaseInputs(kRnnLens, d, {1, 3}, false), CaseOutputs(kRnnLens, d, false), 3, 5);
-  CheckRnn(NodeOf(n).Attr("layout", int64_t(1)), CaseInputs(kRnnLens, d, {1, 3}, true), CaseOutputs(kRnnLens, d, true), 3, 5);
+  CheckRnn(NodeOf(n).Attr("layout", int64_t(1)), CaseInputs(kRnnLens, d, {1, 3}, true),
+           CaseOutputs(kRnnLens, d, true), 3, 5);
   const Dims d2{2, 2, 2, 2, 1, 2};
   CheckRnn(Acts(n, {"Relu", "Tanh"}), CaseInputs(kRnnActs, d2, {}, false), CaseOutputs(kRnnActs, d2, false), 2, 4);
 }
@@ -303,10 +305,12 @@ TEST_CASE("LSTM, GRU and RNN reject invalid models") {
   CheckFails(NodeOf("RNN", 2).Attr("layout", int64_t(2)), {x, w1, r1}, "'layout'");
   CheckFails(NodeOf("RNN", 2).Attr("clip", -1.0), {x, w1, r1}, "'clip' must be > 0");
   CheckFails(NodeOf("GRU", 3), {x, F32({1, 3, 1}, {0, 0, 0}), F32({1, 3, 1}, {0, 0, 0})}, "at most 2");
-  CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), Make(DType::kInt32, {1}, {3})}, "sequence_lens[0] = 3 is outside [0, 2]");
+  CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), Make(DType::kInt32, {1}, {3})},
+             "sequence_lens[0] = 3 is outside [0, 2]");
   CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), F32({1}, {2})}, "must be int32");
   CheckFails(NodeOf("RNN", 2), {x, w1, r1, F32({1, 3}, {0, 0, 0})}, "'B' must have shape [1,2]");
-  CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), Tensor(), F32({1, 2, 1}, {0, 0})}, "'initial_h' must have shape [1,1,1]");
+  CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), Tensor(), F32({1, 2, 1}, {0, 0})},
+             "'initial_h' must have shape [1,1,1]");
   CheckFails(NodeOf("RNN", 2), {I64({2, 1, 1}, {1, 2}), w1, r1}, "must be a float tensor");
   CheckFails(NodeOf("RNN", 2), {F32({2, 1}, {1, 2}), w1, r1}, "must be 3-D");
 }

@@ -115,3 +115,17 @@ TEST_CASE("session folds shape arithmetic at plan time (PyTorch-style Reshape)")
   REQUIRE(st.ok());
   CHECK(out[0].tensor.shape == Shape{1, 12});
 }
+
+TEST_CASE("session skips nodes no output depends on") {
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {2});
+  int y = b.Op("Neg", {x})[0];
+  b.Op("Exp", {x});  // dangling
+  b.g.outputs = {y};
+  auto s = Session::Create(std::make_shared<Graph>(b.g), SessionOptions{});
+  REQUIRE(s.ok());
+  std::vector<NamedTensor> out;
+  REQUIRE((*s)->Run({{"x", F32({2}, {1, -2})}}, &out).ok());
+  CHECK(out[0].tensor.as<float>()[1] == 2.0f);
+  CHECK((*s)->Placement()[1].second == "unused");
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Bad input never crashes or hangs the CLI: it exits 1 with exactly one line on stderr.
+# Usage: bad_inputs.sh TARE FIXTURE_DIR WORK_DIR
+# Cases: empty, truncated (many lengths) and bit-flipped (many positions) .tare and .onnx files,
+# a missing input, an input of the wrong shape or dtype, an unknown backend, a missing file.
+# A flipped bit in an ONNX file's weight bytes cannot be detected (ONNX has no checksum): such runs
+# may succeed, so .onnx flips must only exit 0 or 1, with one error line when 1.
+set -u
+TARE=$1; FIX=$2; WORK=$3
+rm -rf "$WORK"; mkdir -p "$WORK"
+pass=0; fail=0
+expect_error() {  # expect_error NAME [ALLOW_SUCCESS] -- command...
+  local name=$1 allow=$2; shift 3
+  timeout 60 "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
+  local rc=$? lines
+  lines=$(wc -l < "$WORK/err.txt")
+  if [[ $rc -eq 1 && $lines -eq 1 ]] || [[ $allow == yes && $rc -eq 0 ]]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $name: exit $rc, $lines stderr line(s): $(head -c 300 "$WORK/err.txt")"
+  fi
+}
+"$TARE" convert "$FIX/model.onnx" -o "$WORK/good.tare" > /dev/null || { echo "cannot convert fixture"; exit 1; }
+python3 - "$FIX/input.npy" "$WORK" <<'PY'
+import sys, struct
+src, work = sys.argv[1], sys.argv[2]
+data = open(src, 'rb').read()
+# Same header, one element fewer along the last axis: a wrong shape with consistent data.
+hlen = struct.unpack('<H', data[8:10])[0]
+hdr = data[10:10 + hlen].decode()
+shape = hdr[hdr.index('(') + 1:hdr.index(')')]
+dims = [int(d) for d in shape.split(',') if d.strip()]
+dims[-1] -= 1
+n = 1
+for d in dims: n *= d
+new_shape = '(' + ', '.join(map(str, dims)) + (',' if len(dims) == 1 else '') + ')'
+h = hdr[:hdr.index('(')] + new_shape + hdr[hdr.index(')') + 1:]
+h = h.rstrip(' \n'); pad = (64 - (10 + len(h) + 1) % 64) % 64; h = h + ' ' * pad + '\n'
+esz = 4 if "'<f4'" in hdr else 8
+open(work + '/wrong_shape.npy', 'wb').write(data[:8] + struct.pack('<H', len(h)) + h.encode() + data[10 + hlen:10 + hlen + n * esz])
+# Right shape, wrong dtype (float64 instead of float32, or float32 instead of int64).
+alt = hdr.replace("'<f4'", "'<f8'") if "'<f4'" in hdr else hdr.replace("'<i8'", "'<f4'")
+payload_size = len(data) - 10 - hlen
+new_size = payload_size * 2 if "'<f4'" in hdr else payload_size // 2
+open(work + '/wrong_dtype.npy', 'wb').write(data[:10] + alt.encode() + b'\0' * new_size)
+PY
+: > "$WORK/empty.tare"; : > "$WORK/empty.onnx"
+expect_error empty-tare no -- "$TARE" run "$WORK/empty.tare" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error empty-onnx no -- "$TARE" run "$WORK/empty.onnx" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error missing-file no -- "$TARE" run "$WORK/nope.tare" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error missing-input no -- "$TARE" run "$WORK/good.tare" --input "$FIX/input.npy" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error wrong-shape no -- "$TARE" run "$WORK/good.tare" --input "$WORK/wrong_shape.npy" --output-dir "$WORK/o"
+expect_error wrong-dtype no -- "$TARE" run "$WORK/good.tare" --input "$WORK/wrong_dtype.npy" --output-dir "$WORK/o"
+expect_error bad-npy no -- "$TARE" run "$WORK/good.tare" --input "$WORK/empty.tare" --output-dir "$WORK/o"
+expect_error bad-backend no -- "$TARE" run "$WORK/good.tare" --backend gpu9 --input "$FIX/input.npy" --output-dir "$WORK/o"
+for ext in tare onnx; do
+  src=$WORK/good.$ext; [[ $ext == onnx ]] && src=$FIX/model.onnx
+  size=$(stat -c %s "$src")
+  allow=no; [[ $ext == onnx ]] && allow=yes
+  for k in 1 2 3 5 8 13 21 34 55 89; do  # truncations spread over the file
+    head -c $((size * k / 97)) "$src" > "$WORK/trunc.$ext"
+    expect_error "truncated-$ext-$k" no -- "$TARE" run "$WORK/trunc.$ext" --input "$FIX/input.npy" --output-dir "$WORK/o"
+  done
+  for k in $(seq 0 24); do  # bit flips at 25 positions, denser near the start (headers, schema)
+    pos=$(( (k * k * 7919) % size ))
+    cp "$src" "$WORK/flip.$ext"
+    byte=$(od -An -tu1 -j $pos -N1 "$src" | tr -d ' ')
+    printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$WORK/flip.$ext" bs=1 seek=$pos conv=notrunc status=none
+    expect_error "flip-$ext-$pos" $allow -- "$TARE" run "$WORK/flip.$ext" --input "$FIX/input.npy" --output-dir "$WORK/o"
+  done
+done
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
