@@ -13,9 +13,12 @@ Status InferUnary(InferContext& ctx) {
   int max_in = op == "Clip" ? 3 : op == "Dropout" ? 3 : 1;
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, max_in));
   const ValueInfo& x = ctx.in[0];
-  bool int_ok = op == "Abs" || op == "Neg" || op == "Relu" || op == "Identity" || op == "Clip" || op == "Dropout";
-  if (!DTypeIsFloat(x.dtype) && !(int_ok && x.dtype != DType::kBool && x.dtype != DType::kUndefined) &&
-      !(op == "Identity" && x.dtype == DType::kBool))
+  // Float math runs in the compute type T, which holds float32 values; float16/float64 tensors
+  // would be misread, so only float32 is accepted for it. Identity and Dropout copy any type.
+  const bool copy_any = op == "Identity" || op == "Dropout";
+  const bool int_ok = op == "Abs" || op == "Neg" || op == "Relu" || op == "Clip";
+  const bool is_int = x.dtype != DType::kBool && x.dtype != DType::kUndefined && !DTypeIsFloat(x.dtype);
+  if (!(x.dtype == DType::kFloat32 || (int_ok && is_int) || (copy_any && DTypeSize(x.dtype) > 0)))
     return ctx.Error("input type " + DTypeName(x.dtype) + " is not supported");
   if (op == "Clip") {
     for (size_t i = 1; i < 3; ++i) {
