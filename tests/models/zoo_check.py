@@ -32,7 +32,6 @@ import zlib
 
 import numpy as np
 import torch
-import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
