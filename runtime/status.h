@@ -66,6 +66,8 @@ class Result {
   } while (0)
 
 /// `TARE_ASSIGN_OR_RETURN(auto x, f())`: binds the value of a Result or returns its Status.
+/// It expands to several statements: use it only directly in a braced block, never as the body
+/// of an unbraced `if`/`for`.
 #define TARE_ASSIGN_OR_RETURN(lhs, expr) \
   TARE_ASSIGN_OR_RETURN_IMPL(TARE_CONCAT(_tare_res_, __LINE__), lhs, expr)
 #define TARE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace tare {
 
@@ -113,9 +115,27 @@ double ReadDouble(const Tensor& t, int64_t i) {
   }
 }
 
+namespace {
+// double -> T without undefined behaviour: integers truncate toward zero, saturate at the type's
+// range, and take 0 for NaN; bool is v != 0; floating types convert as IEEE does.
+template <class T>
+T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+}  // namespace
+
 void WriteDouble(Tensor& t, int64_t i, double v) {
   switch (t.dtype) {
-#define X(code, T) case DType::code: t.as<T>()[i] = static_cast<T>(v); break;
+#define X(code, T) case DType::code: t.as<T>()[i] = FromDouble<T>(v); break;
     TARE_FOR_EACH_DTYPE(X)
 #undef X
     case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;

@@ -48,7 +48,8 @@ struct Tensor {
 int64_t ReadInt(const Tensor& t, int64_t i);
 /// Reads element i of any numeric tensor as double.
 double ReadDouble(const Tensor& t, int64_t i);
-/// Writes v (converted with C++ semantics; float16 round-to-nearest-even) to element i.
+/// Writes v to element i: integers truncate toward zero and saturate (NaN -> 0), bool is v != 0,
+/// float16 rounds to nearest even (via float).
 void WriteDouble(Tensor& t, int64_t i, double v);
 /// Writes an integer v to element i (exact for integer types).
 void WriteInt(Tensor& t, int64_t i, int64_t v);

@@ -20,32 +20,10 @@
 #include "runtime/ops/specs.h"
 
 namespace tare {
-namespace {
-
-/// Reads an INTS attribute with `count` values, each in [lo, kMaxElements]; `dflt` fills it when
-/// absent.
-Result<std::vector<int64_t>> SpatialInts(const InferContext& ctx, const char* name, size_t count,
-                                         int64_t dflt, int64_t lo) {
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.node.GetInts(name, std::vector<int64_t>(count, dflt)));
-  if (v.size() != count)
-    return ctx.Error(std::string("attribute '") + name + "' must have " + std::to_string(count) +
-                     " values, got " + std::to_string(v.size()));
-  for (int64_t e : v)
-    if (e < lo || e > kMaxElements)
-      return ctx.Error(std::string("attribute '") + name + "' values must be in [" + std::to_string(lo) +
-                       ", 2^40], got " + std::to_string(e));
-  return v;
-}
-
-}  // namespace
-
 /// Validates a ConvTranspose node and infers Y's shape.
 Status InferConvTranspose(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
-  const char* names[] = {"X", "W", "B"};
-  for (size_t i = 0; i < 3; ++i)
-    if (ctx.has(i) && ctx.in[i].dtype != DType::kFloat32)
-      return ctx.Error(std::string("input ") + names[i] + " must be float32, got " + DTypeName(ctx.in[i].dtype));
+  TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({"X", "W", "B"}));
   const Shape& x = ctx.in[0].shape;
   const Shape& w = ctx.in[1].shape;
   if (x.size() < 3 || x.size() > 5)
@@ -74,10 +52,10 @@ Status InferConvTranspose(InferContext& ctx) {
     if (ks != std::vector<int64_t>(w.begin() + 2, w.end()))
       return ctx.Error("attribute 'kernel_shape' does not match W's spatial dims " + ShapeStr(w));
   }
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, SpatialInts(ctx, "strides", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, SpatialInts(ctx, "dilations", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, SpatialInts(ctx, "pads", 2 * nsp, 0, 0));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, SpatialInts(ctx, "output_padding", nsp, 0, 0));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.IntsAttr("strides", nsp, 1, 1));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, ctx.IntsAttr("dilations", nsp, 1, 1));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, ctx.IntsAttr("output_padding", nsp, 0, 0));
   TARE_ASSIGN_OR_RETURN(std::string auto_pad, ctx.node.GetString("auto_pad", "NOTSET"));
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
     return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + auto_pad + "'");

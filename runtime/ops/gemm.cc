@@ -11,10 +11,7 @@ namespace tare {
 /// Validates a Gemm node and infers Y's shape (M, N).
 Status InferGemm(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
-  const char* names[] = {"A", "B", "C"};
-  for (size_t i = 0; i < 3; ++i)
-    if (ctx.has(i) && ctx.in[i].dtype != DType::kFloat32)
-      return ctx.Error(std::string("input ") + names[i] + " must be float32, got " + DTypeName(ctx.in[i].dtype));
+  TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({"A", "B", "C"}));
   const Shape& a = ctx.in[0].shape;
   const Shape& b = ctx.in[1].shape;
   if (a.size() != 2) return ctx.Error("A must be 2-D, got shape " + ShapeStr(a));

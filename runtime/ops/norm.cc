@@ -19,13 +19,6 @@
 namespace tare {
 namespace {
 
-/// Checks that input i is float32 and called `name`.
-Status ExpectFloat(const InferContext& ctx, size_t i, const char* name) {
-  if (ctx.in[i].dtype != DType::kFloat32)
-    return ctx.Error(std::string("input ") + name + " must be float32, got " + DTypeName(ctx.in[i].dtype));
-  return Status::Ok();
-}
-
 /// Reads `epsilon` (default 1e-5), which must be finite and >= 0.
 Status CheckEpsilon(const InferContext& ctx) {
   TARE_ASSIGN_OR_RETURN(float eps, ctx.node.GetFloat("epsilon", 1e-5f));
@@ -41,8 +34,7 @@ Status InferNorm(InferContext& ctx) {
   if (op == "LayerNormalization") {
     TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     const char* names[] = {"X", "Scale", "B"};
-    for (size_t i = 0; i < 3; ++i)
-      if (ctx.has(i)) TARE_RETURN_IF_ERROR(ExpectFloat(ctx, i, names[i]));
+    TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({names[0], names[1], names[2]}));
     const Shape& x = ctx.in[0].shape;
     const int64_t r = static_cast<int64_t>(x.size());
     if (r < 1) return ctx.Error("X must have rank >= 1, got a scalar");
@@ -76,7 +68,8 @@ Status InferNorm(InferContext& ctx) {
   const char* bn_names[] = {"X", "scale", "B", "input_mean", "input_var"};
   const char* in_names[] = {"input", "scale", "B"};
   const size_t n_in = bn ? 5 : 3;
-  for (size_t i = 0; i < n_in; ++i) TARE_RETURN_IF_ERROR(ExpectFloat(ctx, i, bn ? bn_names[i] : in_names[i]));
+  TARE_RETURN_IF_ERROR(bn ? ctx.ExpectFloat32({bn_names[0], bn_names[1], bn_names[2], bn_names[3], bn_names[4]})
+                          : ctx.ExpectFloat32({in_names[0], in_names[1], in_names[2]}));
   const Shape& x = ctx.in[0].shape;
   if (x.size() < (bn ? 2u : 3u))
     return ctx.Error(std::string(bn ? "X" : "input") + " must have rank >= " + (bn ? "2" : "3") +

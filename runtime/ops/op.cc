@@ -34,6 +34,29 @@ Result<std::vector<int64_t>> InferContext::KnownInts(size_t i, const char* what)
   return v;
 }
 
+Status InferContext::ExpectFloat32(std::initializer_list<const char*> names) const {
+  size_t i = 0;
+  for (const char* name : names) {
+    if (has(i) && in[i].dtype != DType::kFloat32)
+      return Error(std::string("input ") + name + " must be float32, got " + DTypeName(in[i].dtype));
+    ++i;
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<int64_t>> InferContext::IntsAttr(const char* name, size_t count, int64_t dflt, int64_t lo,
+                                                    int64_t hi) const {
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> v, node.GetInts(name, std::vector<int64_t>(count, dflt)));
+  if (v.size() != count)
+    return Error(std::string("attribute '") + name + "' must have " + std::to_string(count) + " values, got " +
+                 std::to_string(v.size()));
+  for (int64_t e : v)
+    if (e < lo || e > hi)
+      return Error(std::string("attribute '") + name + "' values must be in [" + std::to_string(lo) + ", " +
+                   (hi == kMaxElements ? std::string("2^40") : std::to_string(hi)) + "], got " + std::to_string(e));
+  return v;
+}
+
 void InferContext::SetOut(size_t i, DType dtype, Shape shape) {
   if (i >= out.size() || node.outputs[i] < 0) return;  // omitted optional output
   out[i].present = true;

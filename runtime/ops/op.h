@@ -2,6 +2,7 @@
 // turns those lines into OpSpec records (name, shape inference, error budget) that the runtime,
 // the tests, `tare ops` and docs/OPS.md all read, so they cannot drift apart.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct InferContext {
   Result<const Tensor*> Known(size_t i, const char* what) const;
   /// Reads a known integer tensor (e.g. Reshape's shape) as int64 values.
   Result<std::vector<int64_t>> KnownInts(size_t i, const char* what) const;
+  /// Checks that every present input among the first names.size() is float32; the error names
+  /// the input ("input W must be float32, got int64").
+  Status ExpectFloat32(std::initializer_list<const char*> names) const;
+  /// Reads an INTS attribute that must have `count` values, each in [lo, hi]; `dflt` fills all
+  /// `count` values when the attribute is absent (e.g. strides, dilations, pads).
+  Result<std::vector<int64_t>> IntsAttr(const char* name, size_t count, int64_t dflt, int64_t lo,
+                                        int64_t hi = kMaxElements) const;
   /// Sets output i (ignored when the node omits that output: nothing is computed for it).
   void SetOut(size_t i, DType dtype, Shape shape);
 };

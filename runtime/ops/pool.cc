@@ -30,19 +30,6 @@
 namespace tare {
 namespace {
 
-/// Reads an INTS attribute with `count` values in [lo, hi]; `dflt` fills it when absent.
-Result<std::vector<int64_t>> PoolInts(const InferContext& ctx, const char* name, size_t count, int64_t dflt,
-                                      int64_t lo, int64_t hi) {
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.node.GetInts(name, std::vector<int64_t>(count, dflt)));
-  if (v.size() != count)
-    return ctx.Error(std::string("attribute '") + name + "' must have " + std::to_string(count) +
-                     " values, got " + std::to_string(v.size()));
-  for (int64_t e : v)
-    if (e < lo || e > hi)
-      return ctx.Error(std::string("attribute '") + name + "' values must be in [" + std::to_string(lo) + ", " +
-                       std::to_string(hi) + "], got " + std::to_string(e));
-  return v;
-}
 
 /// Reads a 0/1 INT attribute.
 Result<int64_t> Flag(const InferContext& ctx, const char* name) {
@@ -86,10 +73,10 @@ Status InferPool(InferContext& ctx) {
   }
   if (!ctx.node.has("kernel_shape")) return ctx.Error("attribute 'kernel_shape' is required");
   const int64_t kMaxAttr = int64_t(1) << 30;
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, PoolInts(ctx, "kernel_shape", nsp, 1, 1, kMaxAttr));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, PoolInts(ctx, "strides", nsp, 1, 1, kMaxAttr));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dil, PoolInts(ctx, "dilations", nsp, 1, 1, kMaxAttr));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, PoolInts(ctx, "pads", 2 * nsp, 0, 0, kMaxElements));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.IntsAttr("kernel_shape", nsp, 1, 1, kMaxAttr));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.IntsAttr("strides", nsp, 1, 1, kMaxAttr));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dil, ctx.IntsAttr("dilations", nsp, 1, 1, kMaxAttr));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0, kMaxElements));
   TARE_ASSIGN_OR_RETURN(std::string auto_pad, ctx.node.GetString("auto_pad", "NOTSET"));
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
     return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + auto_pad + "'");
