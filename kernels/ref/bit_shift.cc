@@ -1,0 +1,11 @@
+// PLACEHOLDER: BitShift family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeBitShift(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(BitShift)
+
+}  // namespace tare

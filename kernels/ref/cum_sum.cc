@@ -1,0 +1,11 @@
+// PLACEHOLDER: CumSum family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeCumSum(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(CumSum)
+
+}  // namespace tare

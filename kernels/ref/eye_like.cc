@@ -1,0 +1,11 @@
+// PLACEHOLDER: EyeLike family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeEyeLike(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(EyeLike)
+
+}  // namespace tare

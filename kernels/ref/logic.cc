@@ -1,0 +1,11 @@
+// PLACEHOLDER: Logic family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeLogic(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(Logic)
+
+}  // namespace tare

@@ -1,0 +1,11 @@
+// PLACEHOLDER: ReverseSequence family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeReverseSequence(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(ReverseSequence)
+
+}  // namespace tare

@@ -1,0 +1,11 @@
+// PLACEHOLDER: Size family reference kernels (to be written).
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+
+template <class T>
+Result<KernelFn> MakeSize(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+
+TARE_INSTANTIATE_REF(Size)
+
+}  // namespace tare

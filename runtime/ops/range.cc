@@ -1,0 +1,8 @@
+// PLACEHOLDER: Range family shape inference (to be written).
+#include "runtime/ops/specs.h"
+
+namespace tare {
+
+Status InferRange(InferContext& ctx) { return ctx.Error("Range: placeholder"); }
+
+}  // namespace tare

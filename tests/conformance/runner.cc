@@ -1,0 +1,231 @@
+// ONNX backend test suite runner (the peer test suite tare measures itself against).
+//
+//   tare_conformance --backend ref --data /usr/share/libonnx-testdata/data --folder node
+//                    [--xfail FILE] [--filter SUBSTR] [--verbose] [--timeout SECONDS]
+//
+// For every case folder (model.onnx + test_data_set_*/{input_*,output_*}.pb): convert the model,
+// run each data set, compare every output as ONNX's backend test does (numpy assert_allclose with
+// rtol 1e-3, atol 1e-7; exact for integer and bool outputs; NaN equals NaN). Each case runs in a
+// forked child with a time limit, so a crash or hang is reported as that case's failure.
+// The expected-failures file lists `case_name  reason...` lines (# comments allowed); every entry
+// must give a reason. The run fails if a case not listed fails, or if a listed case passes (the
+// list may only shrink: remove the entry). Last line: "N passed, N failed".
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "converters/onnx/onnx_converter.h"
+
+namespace fs = std::filesystem;
+using namespace tare;
+
+namespace {
+
+struct Options {
+  std::string backend = "ref";
+  std::string data = "/usr/share/libonnx-testdata/data";
+  std::vector<std::string> folders;
+  std::string xfail;
+  std::string filter;
+  bool verbose = false;
+  int timeout = 120;
+};
+
+/// Compares one output; returns an empty string when it matches, else why not.
+std::string Compare(const Tensor& got, const Tensor& want) {
+  if (got.shape != want.shape) return "shape " + ShapeStr(got.shape) + ", expected " + ShapeStr(want.shape);
+  const bool want_float = DTypeIsFloat(want.dtype);
+  if (want_float != DTypeIsFloat(got.dtype) || (!want_float && got.dtype != want.dtype))
+    return "dtype " + DTypeName(got.dtype) + ", expected " + DTypeName(want.dtype);
+  const int64_t n = want.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    if (!want_float) {
+      if (ReadInt(got, i) != ReadInt(want, i))
+        return "element " + std::to_string(i) + ": " + std::to_string(ReadInt(got, i)) + ", expected " +
+               std::to_string(ReadInt(want, i));
+      continue;
+    }
+    const double g = ReadDouble(got, i), w = ReadDouble(want, i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    if (!(std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w))) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "element %lld: %.9g, expected %.9g", static_cast<long long>(i), g, w);
+      return buf;
+    }
+  }
+  return "";
+}
+
+/// Runs one case folder; returns "" on success, else a one-line reason.
+std::string RunCase(const fs::path& dir, const std::string& backend) {
+  Result<std::shared_ptr<Model>> m = ConvertOnnxFile((dir / "model.onnx").string());
+  if (!m.ok()) return "convert: " + m.status().message();
+  std::shared_ptr<Model> model = *m;
+  SessionOptions opts;
+  opts.backends = {backend};
+  Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(model, &model->graph), opts);
+  if (!s.ok()) return "session: " + s.status().message();
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return "no test data sets";
+  const Graph& g = model->graph;
+  for (const fs::path& set : sets) {
+    std::vector<NamedTensor> inputs;
+    for (size_t i = 0;; ++i) {
+      fs::path p = set / ("input_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) break;
+      Result<NamedTensor> t = ReadTensorProtoFile(p.string());
+      if (!t.ok()) return t.status().message();
+      if (i >= g.inputs.size()) return "more input files than graph inputs";
+      inputs.push_back({g.values[g.inputs[i]].name, t->tensor});
+    }
+    std::vector<NamedTensor> outputs;
+    Status st = (*s)->Run(inputs, &outputs);
+    if (!st.ok()) return "run: " + st.message();
+    for (size_t i = 0;; ++i) {
+      fs::path p = set / ("output_" + std::to_string(i) + ".pb");
+      if (!fs::exists(p)) break;
+      Result<NamedTensor> want = ReadTensorProtoFile(p.string());
+      if (!want.ok()) return want.status().message();
+      if (i >= outputs.size()) return "fewer outputs than expected";
+      std::string why = Compare(outputs[i].tensor, want->tensor);
+      if (!why.empty()) return set.filename().string() + " output " + std::to_string(i) + ": " + why;
+    }
+  }
+  return "";
+}
+
+/// Forks, runs the case in the child with a time limit; returns "" or the failure reason.
+std::string RunIsolated(const fs::path& dir, const Options& o) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(static_cast<unsigned>(o.timeout));
+    std::string why;
+    try {
+      why = RunCase(dir, o.backend);
+    } catch (const std::exception& e) {
+      why = std::string("exception: ") + e.what();
+    }
+    if (why.size() > 400) why = why.substr(0, 400) + "...";
+    ssize_t ignored = write(fds[1], why.data(), why.size());
+    (void)ignored;
+    close(fds[1]);
+    _exit(why.empty() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status))
+    return WTERMSIG(status) == SIGALRM ? "timed out after " + std::to_string(o.timeout) + " s"
+                                       : "CRASHED with signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) == 0) return "";
+  return msg.empty() ? "failed" : msg;
+}
+
+bool ReadXfail(const std::string& path, std::map<std::string, std::string>* out, std::string* err) {
+  std::ifstream f(path);
+  if (!f) { *err = "cannot read " + path; return false; }
+  std::string line;
+  int lineno = 0;
+  while (std::getline(f, line)) {
+    ++lineno;
+    size_t h = line.find('#');
+    if (h == 0) continue;
+    std::istringstream ss(line);
+    std::string name, reason;
+    if (!(ss >> name)) continue;
+    std::getline(ss, reason);
+    reason.erase(0, reason.find_first_not_of(" \t"));
+    if (reason.empty()) { *err = path + ":" + std::to_string(lineno) + ": '" + name + "' has no reason"; return false; }
+    (*out)[name] = reason;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--backend") o.backend = next();
+    else if (a == "--data") o.data = next();
+    else if (a == "--folder") o.folders.push_back(next());
+    else if (a == "--xfail") o.xfail = next();
+    else if (a == "--filter") o.filter = next();
+    else if (a == "--timeout") o.timeout = std::atoi(next().c_str());
+    else if (a == "--verbose") o.verbose = true;
+    else { std::fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
+  }
+  if (o.folders.empty()) o.folders = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+  std::map<std::string, std::string> xfail;
+  std::string err;
+  if (!o.xfail.empty() && !ReadXfail(o.xfail, &xfail, &err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 2;
+  }
+  int passed = 0, failed = 0, xfailed = 0, unexpected_pass = 0;
+  std::map<std::string, std::pair<int, int>> per_folder;  // folder -> (passed, total)
+  for (const std::string& folder : o.folders) {
+    fs::path root = fs::path(o.data) / folder;
+    std::error_code ec;
+    std::vector<fs::path> cases;
+    for (const auto& e : fs::directory_iterator(root, ec))
+      if (fs::exists(e.path() / "model.onnx")) cases.push_back(e.path());
+    if (ec) { std::fprintf(stderr, "cannot read %s: %s\n", root.c_str(), ec.message().c_str()); return 2; }
+    std::sort(cases.begin(), cases.end());
+    for (const fs::path& c : cases) {
+      const std::string name = c.filename().string();
+      if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
+      std::string why = RunIsolated(c, o);
+      const bool ok = why.empty();
+      auto& pf = per_folder[folder];
+      pf.first += ok;
+      pf.second += 1;
+      auto x = xfail.find(name);
+      if (ok && x != xfail.end()) {
+        ++unexpected_pass;
+        std::printf("UNEXPECTED PASS %s/%s (listed as: %s): remove it from %s\n", folder.c_str(), name.c_str(),
+                    x->second.c_str(), o.xfail.c_str());
+      } else if (!ok && x == xfail.end()) {
+        ++failed;
+        std::printf("FAIL %s/%s: %s\n", folder.c_str(), name.c_str(), why.c_str());
+      } else if (!ok) {
+        ++xfailed;
+        if (o.verbose) std::printf("xfail %s/%s: %s\n", folder.c_str(), name.c_str(), why.c_str());
+      } else {
+        ++passed;
+        if (o.verbose) std::printf("pass %s/%s\n", folder.c_str(), name.c_str());
+      }
+    }
+  }
+  for (const auto& [folder, pf] : per_folder)
+    std::printf("%s on %s: %d/%d passed (%.1f%%)\n", folder.c_str(), o.backend.c_str(), pf.first, pf.second,
+                pf.second ? 100.0 * pf.first / pf.second : 0.0);
+  std::printf("expected failures: %d; unexpected passes: %d\n", xfailed, unexpected_pass);
+  std::printf("%d passed, %d failed\n", passed + xfailed, failed + unexpected_pass);
+  return failed + unexpected_pass ? 1 : 0;
+}
