@@ -24,8 +24,14 @@ struct Session::Impl {
   size_t arena_bytes = 0;
   std::vector<std::unique_ptr<Executable>> partitions;
   std::vector<std::string> placement;  // per node
+  // Dynamic mode: some shape depends on run-time data, so every run infers shapes with the real
+  // values and evaluates node by node with the reference kernels (no arena).
+  bool dynamic = false;
+  std::vector<char> live;               // per node: some graph output depends on it
+  std::vector<KernelFn> ref_kernels;    // per node, prepared at creation
 
   Status Plan(const std::vector<Shape>& input_shapes);
+  Status RunDynamic(const std::vector<const Tensor*>& bound);
   Status CheckBytes(const Node& node, const ValueInfo& v) const;
 };
 
@@ -91,6 +97,7 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
   for (const Node& n : graph->nodes) {
     Result<KernelFn> k = MakeRefKernel(n, im.storage);
     if (!k.ok()) return k.status();
+    im.ref_kernels.push_back(std::move(k).value());
   }
   return s;
 }
@@ -109,6 +116,7 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   const Graph& g = *graph;
   const size_t nv = g.values.size();
   planned = false;
+  dynamic = false;
   partitions.clear();
   arena.reset();
   slots.assign(nv, Tensor());
@@ -129,7 +137,7 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   // Dead nodes (no path to a graph output) are neither folded nor run.
   std::vector<char> needed(nv, 0);
   for (int v : g.outputs) needed[v] = 1;
-  std::vector<char> live(g.nodes.size(), 0);
+  live.assign(g.nodes.size(), 0);
   for (size_t ni = g.nodes.size(); ni-- > 0;) {
     const Node& n = g.nodes[ni];
     for (int v : n.outputs) live[ni] = live[ni] || (v >= 0 && needed[v]);
@@ -153,7 +161,18 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
       ins[k].value = known[v] ? &slots[v] : nullptr;
       all_known = all_known && known[v];
     }
-    TARE_ASSIGN_OR_RETURN(std::vector<ValueInfo> outs, InferNode(n, ins));
+    Result<std::vector<ValueInfo>> inferred = InferNode(n, ins);
+    if (!inferred.ok() && inferred.status().needs_value()) {
+      // A shape depends on run-time data: plan again at every run.
+      dynamic = true;
+      planned_shapes = input_shapes;
+      planned = true;
+      for (size_t k = ni; k < g.nodes.size(); ++k)
+        if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
+      return Status::Ok();
+    }
+    if (!inferred.ok()) return inferred.status();
+    std::vector<ValueInfo> outs = std::move(inferred).value();
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k] < 0) continue;
       TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
@@ -237,6 +256,25 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   return Status::Ok();
 }
 
+Status Session::Impl::RunDynamic(const std::vector<const Tensor*>& bound) {
+  const Graph& g = *graph;
+  // Values folded by the last plan stay; everything after the first dynamic node is recomputed.
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    TARE_ASSIGN_OR_RETURN(slots[g.inputs[i]], ConvertTensor(*bound[i], StorageType(bound[i]->dtype, storage)));
+  }
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (!live[ni] || placement[ni] == "folded") continue;
+    std::vector<const Tensor*> ptrs(n.inputs.size(), nullptr);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] >= 0) ptrs[k] = &slots[n.inputs[k]];
+    TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, EvalNode(n, ptrs, storage, &ref_kernels[ni], options.max_tensor_bytes));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k] >= 0) slots[n.outputs[k]] = std::move(res[k]);
+  }
+  return Status::Ok();
+}
+
 Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTensor>* outputs) {
   Impl& im = *impl_;
   const Graph& g = *im.graph;
@@ -270,6 +308,16 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     shapes[i] = t.shape;
   }
   if (!im.planned || shapes != im.planned_shapes) TARE_RETURN_IF_ERROR(im.Plan(shapes));
+  if (im.dynamic) {
+    TARE_RETURN_IF_ERROR(im.RunDynamic(bound));
+    outputs->clear();
+    for (int v : g.outputs) {
+      const Tensor& s = im.slots[v];
+      TARE_ASSIGN_OR_RETURN(Tensor copy, ConvertTensor(s, s.dtype));
+      outputs->push_back({g.values[v].name, std::move(copy)});
+    }
+    return Status::Ok();
+  }
 
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     Tensor& slot = im.slots[g.inputs[i]];

@@ -21,16 +21,28 @@ class Status {
     s.failed_ = true;
     return s;
   }
+  /// An error meaning "shape inference needs the data of a value that is only known at run time"
+  /// (e.g. a Reshape whose shape is a graph input); the session then plans at run time.
+  static Status NeedsValue(std::string msg) {
+    Status s = Error(std::move(msg));
+    s.needs_value_ = true;
+    return s;
+  }
   bool ok() const { return !failed_; }
+  bool needs_value() const { return needs_value_; }
   const std::string& message() const { return msg_; }
   /// Returns a copy whose message is prefixed by `where` ("node 'conv1' (Conv): ...").
   Status With(const std::string& where) const {
-    return ok() ? *this : Error(where + ": " + msg_);
+    if (ok()) return *this;
+    Status s = Error(where + ": " + msg_);
+    s.needs_value_ = needs_value_;
+    return s;
   }
 
  private:
   std::string msg_;
   bool failed_ = false;
+  bool needs_value_ = false;
 };
 
 /// A value of type T, or the Status explaining why there is none.

@@ -18,7 +18,8 @@ Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<Val
   return ctx.out;
 }
 
-Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute) {
+Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute,
+                                     const KernelFn* kernel, size_t max_bytes) {
   std::vector<ValueInfo> infos(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     if (!in[i]) continue;
@@ -28,15 +29,25 @@ Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const T
     infos[i].value = in[i];
   }
   TARE_ASSIGN_OR_RETURN(std::vector<ValueInfo> outs, InferNode(node, infos));
-  TARE_ASSIGN_OR_RETURN(KernelFn kernel, MakeRefKernel(node, compute));
+  KernelFn own;
+  if (!kernel) {
+    TARE_ASSIGN_OR_RETURN(own, MakeRefKernel(node, compute));
+    kernel = &own;
+  }
   std::vector<Tensor> result(outs.size());
   std::vector<Tensor*> out_ptrs(outs.size(), nullptr);
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!outs[i].present) continue;
-    TARE_ASSIGN_OR_RETURN(result[i], Tensor::Alloc(StorageType(outs[i].dtype, compute), outs[i].shape));
+    const DType dt = StorageType(outs[i].dtype, compute);
+    const size_t bytes = static_cast<size_t>(NumElements(outs[i].shape).value()) * DTypeSize(dt);
+    if (bytes > max_bytes)
+      return Status::Error(node.Where() + ": output " + std::to_string(i) + " of shape " + ShapeStr(outs[i].shape) +
+                           " needs " + std::to_string(bytes) + " bytes, over the session limit of " +
+                           std::to_string(max_bytes));
+    TARE_ASSIGN_OR_RETURN(result[i], Tensor::Alloc(dt, outs[i].shape));
     out_ptrs[i] = &result[i];
   }
-  TARE_RETURN_IF_ERROR(kernel(in, out_ptrs).With(node.Where()));
+  TARE_RETURN_IF_ERROR((*kernel)(in, out_ptrs).With(node.Where()));
   return result;
 }
 

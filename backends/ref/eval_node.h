@@ -1,6 +1,7 @@
 // Evaluates one node on the reference kernels: shape inference, output allocation, kernel run.
 // Used for plan-time constant folding by the session and by the op tests.
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include "kernels/ref/ref_kernels.h"
@@ -17,7 +18,10 @@ inline DType StorageType(DType t, DType compute) { return t == DType::kFloat32 ?
 Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<ValueInfo>& in);
 
 /// Evaluates `node` on known inputs (already in storage types for `compute`) with the reference
-/// kernel. Returns one tensor per node output (an empty Tensor for an omitted optional output).
-Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute);
+/// kernel (`kernel` if given, else one prepared here). Returns one tensor per node output (an
+/// empty Tensor for an omitted optional output). Errors: shape inference, an output larger than
+/// `max_bytes`, kernel errors.
+Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute,
+                                     const KernelFn* kernel = nullptr, size_t max_bytes = SIZE_MAX);
 
 }  // namespace tare

@@ -1,10 +1,349 @@
-// PLACEHOLDER: Quant family reference kernels (to be written).
+// Reference kernels of the quantization ops (semantics and exact formulas: runtime/ops/quant.cc).
+//
+// Numerics: every float step is done in float32 on both backends (float32 tensors held in T are
+// read back as float, which is exact for float32 data), so ref and ref64 agree bit for bit.
+// Integer sums are exact modulo 2^32 (uint32 wraparound, then read as two's complement int32), so
+// their value does not depend on the order; the order is still fixed: a conv output element adds
+// its terms over (c' = input channel of the group, k1, ..., kn) in lexicographic order, a matmul
+// element over k = 0..K-1, then QLinearConv adds B[m].
+//
+// Loop structure: zero points are subtracted once into int32 copies of the operands; conv rows
+// and matmul rows then accumulate contiguous runs of output elements (vectorizable).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
+namespace {
 
+/// Nearest integer, ties to even (numpy.round); NaN counts as 0.
+double RoundHalfEven(double v) {
+  if (std::isnan(v)) return 0;
+  const double t = std::trunc(v);
+  const double frac = v - t;  // exact (Sterbenz lemma, or t == 0)
+  if (std::fabs(frac) != 0.5) return std::round(v);
+  return std::fmod(t, 2.0) == 0 ? t : t + (v > 0 ? 1 : -1);
+}
+
+/// sat(rne(v) + zp) to [lo, hi].
+int64_t Requant(double v, int64_t zp, int64_t lo, int64_t hi) {
+  const double r = std::min(std::max(RoundHalfEven(v), -1e12), 1e12);  // far outside any 8-bit range
+  return std::min(std::max(static_cast<int64_t>(r) + zp, lo), hi);
+}
+
+/// The range of an 8-bit output type.
+void Range8(DType t, int64_t* lo, int64_t* hi) {
+  *lo = t == DType::kInt8 ? -128 : 0;
+  *hi = t == DType::kInt8 ? 127 : 255;
+}
+
+/// Stores v (already in range) as element i of a uint8 or int8 tensor.
+inline void Put8(Tensor& y, int64_t i, int64_t v) {
+  if (y.dtype == DType::kInt8) y.as<int8_t>()[i] = static_cast<int8_t>(v);
+  else y.as<uint8_t>()[i] = static_cast<uint8_t>(v);
+}
+
+/// Elements of an integer tensor (uint8, int8, int32) minus zp(i) for element i, as int32.
+template <class F>
+std::vector<int32_t> Shifted(const Tensor& t, F zp) {
+  std::vector<int32_t> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<int32_t>(ReadInt(t, static_cast<int64_t>(i)) - zp(static_cast<int64_t>(i)));
+  return v;
+}
+
+/// Values of an optional integer parameter tensor (zero point); {0} when absent.
+std::vector<int64_t> Ints(const Tensor* t) {
+  if (!t) return {0};
+  std::vector<int64_t> v(static_cast<size_t>(t->numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = ReadInt(*t, static_cast<int64_t>(i));
+  return v;
+}
+
+/// Values of a float32 parameter tensor held in T, rounded to float32.
 template <class T>
-Result<KernelFn> MakeQuant(const Node& node) { return Status::Error(node.Where() + ": placeholder"); }
+std::vector<float> Floats(const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(t.as<T>()[i]);
+  return v;
+}
+
+/// QuantizeLinear / DequantizeLinear: per-axis index c of element i is (i / inner) % len.
+struct AxisMap {
+  int64_t inner = 1, len = 1;
+  AxisMap(int64_t axis, const Shape& x, int64_t params) {
+    if (params == 1) return;
+    const size_t ax = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(x.size()) : axis);
+    len = x[ax];
+    for (size_t d = ax + 1; d < x.size(); ++d) inner *= x[d];
+  }
+  int64_t operator()(int64_t i) const { return len == 1 ? 0 : (i / inner) % len; }
+};
+
+/// y = sat(rne(f32(x / scale[c])) + zp[c]) for x float32 (held in T) or int32.
+template <class T>
+Status Quantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, const std::vector<int64_t>& zp,
+                Tensor& y) {
+  int64_t lo, hi;
+  Range8(y.dtype, &lo, &hi);
+  const bool int_x = x.dtype == DType::kInt32;
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const float xv = int_x ? static_cast<float>(x.as<int32_t>()[i]) : static_cast<float>(x.as<T>()[i]);
+    const int64_t k = s.size() == 1 ? 0 : c(i);
+    const float q = xv / s[static_cast<size_t>(k)];
+    Put8(y, i, Requant(q, zp[zp.size() == 1 ? 0 : static_cast<size_t>(k)], lo, hi));
+  }
+  return Status::Ok();
+}
+
+/// DynamicQuantizeLinear (formula: runtime/ops/quant.cc); outputs y, y_scale (T), y_zero_point.
+template <class T>
+Status DynamicQuantize(const Tensor& x, const std::vector<Tensor*>& out) {
+  const T* xv = x.as<T>();
+  float lo = 0, hi = 0;  // min(0, min x), max(0, max x); NaN never compares less/greater
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float v = static_cast<float>(xv[i]);
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const float scale = (hi - lo) / 255.0f;
+  const float zp_fp = std::min(std::max(0.0f - lo / scale, 0.0f), 255.0f);  // NaN passes through
+  const int64_t zp = static_cast<int64_t>(RoundHalfEven(zp_fp));
+  if (out.size() > 1 && out[1]) out[1]->as<T>()[0] = static_cast<T>(scale);
+  if (out.size() > 2 && out[2]) out[2]->as<uint8_t>()[0] = static_cast<uint8_t>(zp);
+  if (!out[0]) return Status::Ok();
+  return Quantize<T>(AxisMap(0, x.shape, 1), x, {scale}, {zp}, *out[0]);
+}
+
+/// Conv attributes as given on the node (empty = default).
+struct ConvAttrs {
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+};
+
+/// Conv geometry of one call padded to 3 spatial dims (depth, rows, columns); pb = pads at the
+/// beginning, from pads or auto_pad (SAME_*: total max(0, (O-1)s + (k-1)d + 1 - D), the odd one at
+/// the end for SAME_UPPER). Same rules as kernels/ref/conv.cc.
+struct Geo {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, d[3] = {1, 1, 1};
+  int64_t pb[3] = {0, 0, 0};
+  Geo(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
+    const size_t nsp = x.size() - 2;
+    for (size_t i = 0; i < nsp; ++i) {
+      const size_t j = 3 - nsp + i;
+      in[j] = x[2 + i], out[j] = y[2 + i], k[j] = w[2 + i];
+      s[j] = a.strides.empty() ? 1 : a.strides[i];
+      d[j] = a.dilations.empty() ? 1 : a.dilations[i];
+      if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+        const int64_t total = std::max<int64_t>(0, (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1 - in[j]);
+        pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
+        pb[j] = a.pads[i];
+      }
+    }
+  }
+};
+
+/// acc[n, m, o] = sum over (c', kd, kh, kw) of xs * ws (modulo 2^32); padding contributes 0.
+void ConvAcc(const ConvAttrs& a, const Shape& xsh, const Shape& wsh, const Shape& ysh, const int32_t* x,
+             const int32_t* w, uint32_t* acc) {
+  const Geo g(a, xsh, wsh, ysh);
+  const int64_t N = xsh[0], C = xsh[1], M = wsh[0], G = a.group, Cg = C / G, Mg = M / G;
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t ksz = g.k[0] * g.k[1] * g.k[2], OW = g.out[2], s = g.s[2];
+  // Valid output columns [lo, hi) of kernel column kw: 0 <= o * s + kw * d - pb < in.
+  std::vector<int64_t> lo(static_cast<size_t>(g.k[2])), hi(lo.size());
+  for (size_t kw = 0; kw < lo.size(); ++kw) {
+    const int64_t off = static_cast<int64_t>(kw) * g.d[2] - g.pb[2];
+    hi[kw] = g.in[2] - off <= 0 ? 0 : std::min(OW, (g.in[2] - off + s - 1) / s);
+    lo[kw] = std::min(off >= 0 ? 0 : (-off + s - 1) / s, hi[kw]);
+  }
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t grp = m / Mg;
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          uint32_t* row = acc + (n * M + m) * out_plane + (od * g.out[1] + oh) * OW;
+          std::fill(row, row + OW, 0u);
+          for (int64_t ci = 0; ci < Cg; ++ci)
+            for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+              const int64_t id = od * g.s[0] + kd * g.d[0] - g.pb[0];
+              if (id < 0 || id >= g.in[0]) continue;
+              for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                const int64_t ih = oh * g.s[1] + kh * g.d[1] - g.pb[1];
+                if (ih < 0 || ih >= g.in[1]) continue;
+                const int32_t* xr = x + (n * C + grp * Cg + ci) * in_plane + (id * g.in[1] + ih) * g.in[2];
+                const int32_t* wr = w + m * Cg * ksz + ((ci * g.k[0] + kd) * g.k[1] + kh) * g.k[2];
+                for (size_t kw = 0; kw < lo.size(); ++kw) {
+                  if (lo[kw] >= hi[kw]) continue;
+                  const int32_t wv = wr[kw];
+                  // Output column lo reads input column lo * s + kw * d - pb (>= 0).
+                  const int32_t* xs = xr + lo[kw] * s + static_cast<int64_t>(kw) * g.d[2] - g.pb[2];
+                  uint32_t* r = row + lo[kw];
+                  for (int64_t o = 0; o < hi[kw] - lo[kw]; ++o) r[o] += static_cast<uint32_t>(xs[o * s] * wv);
+                }
+              }
+            }
+        }
+    }
+}
+
+/// ConvInteger (bias == nullptr, y int32) or QLinearConv (inputs in ONNX order, y 8-bit).
+template <class T>
+Status RunConv(const ConvAttrs& a, const std::vector<const Tensor*>& in, Tensor& y, bool qlinear) {
+  const Tensor& X = *in[0];
+  const Tensor& W = *in[qlinear ? 3 : 1];
+  const Tensor* xz = in.size() > 2 ? in[2] : nullptr;
+  const Tensor* wz = qlinear ? in[5] : in.size() > 3 ? in[3] : nullptr;
+  const int64_t xzp = Ints(xz)[0], M = W.shape[0], per_m = M ? W.numel() / M : 0;
+  const std::vector<int64_t> wzp = Ints(wz);
+  const std::vector<int32_t> xs = Shifted(X, [xzp](int64_t) { return xzp; });
+  const std::vector<int32_t> ws = Shifted(W, [&](int64_t i) { return wzp[wzp.size() == 1 ? 0 : size_t(i / per_m)]; });
+  if (!qlinear) {  // int32 and uint32 may alias: write the sums straight into y
+    ConvAcc(a, X.shape, W.shape, y.shape, xs.data(), ws.data(), static_cast<uint32_t*>(y.data));
+    return Status::Ok();
+  }
+  std::vector<uint32_t> acc(static_cast<size_t>(y.numel()));
+  ConvAcc(a, X.shape, W.shape, y.shape, xs.data(), ws.data(), acc.data());
+  const float xsc = Floats<T>(*in[1])[0], ysc = Floats<T>(*in[6])[0];
+  const std::vector<float> wsc = Floats<T>(*in[4]);
+  const int64_t yzp = Ints(in[7])[0];
+  int64_t plane = 1;
+  for (size_t d = 2; d < y.shape.size(); ++d) plane *= y.shape[d];
+  const Tensor* B = in.size() > 8 ? in[8] : nullptr;
+  int64_t lo, hi;
+  Range8(y.dtype, &lo, &hi);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    const size_t m = static_cast<size_t>((i / plane) % M);
+    const float mult = (xsc * wsc[wsc.size() == 1 ? 0 : m]) / ysc;
+    const uint32_t sum = acc[static_cast<size_t>(i)] + (B ? static_cast<uint32_t>(B->as<int32_t>()[m]) : 0u);
+    Put8(y, i, Requant(static_cast<double>(static_cast<int32_t>(sum)) * static_cast<double>(mult), yzp, lo, hi));
+  }
+  return Status::Ok();
+}
+
+/// Flat index into a broadcast operand batch `op` (right-aligned) of flat index i of batch `out`.
+int64_t BatchIndex(const Shape& out, const Shape& op, int64_t i) {
+  int64_t idx = 0, stride = 1;
+  for (size_t r = 0; r < out.size(); ++r) {
+    const int64_t d = out[out.size() - 1 - r], digit = i % d;
+    i /= d;
+    if (r < op.size() && op[op.size() - 1 - r] != 1) idx += digit * stride;
+    if (r < op.size()) stride *= op[op.size() - 1 - r];
+  }
+  return idx;
+}
+
+/// Index of a per-tensor / per-row (1-D [M] or [..., M, 1]) / per-column parameter for matrix
+/// `batch` and row-or-column j of length len.
+int64_t ParamIndex(const Tensor* p, int64_t batch, int64_t j, int64_t len) {
+  if (!p || p->numel() == 1) return 0;
+  return p->shape.size() == 1 ? j : batch * len + j;
+}
+
+/// MatMulInteger (y int32) or QLinearMatMul (inputs in ONNX order, y 8-bit).
+template <class T>
+Status RunMatMul(const std::vector<const Tensor*>& in, Tensor& y, bool qlinear) {
+  const Tensor& A = *in[0];
+  const Tensor& B = *in[qlinear ? 3 : 1];
+  const Tensor* az = qlinear ? in[2] : in.size() > 2 ? in[2] : nullptr;
+  const Tensor* bz = qlinear ? in[5] : in.size() > 3 ? in[3] : nullptr;
+  const int64_t K = A.shape.back(), M = A.shape.size() >= 2 ? A.shape[A.shape.size() - 2] : 1;
+  const int64_t N = B.shape.size() >= 2 ? B.shape.back() : 1;
+  const Shape ab(A.shape.begin(), A.shape.end() - std::min<size_t>(A.shape.size(), 2));
+  const Shape bb(B.shape.begin(), B.shape.end() - std::min<size_t>(B.shape.size(), 2));
+  const size_t mat_dims = (A.shape.size() >= 2) + (B.shape.size() >= 2);
+  const Shape yb(y.shape.begin(), y.shape.end() - mat_dims);
+  const std::vector<int64_t> azp = Ints(az), bzp = Ints(bz);
+  const std::vector<int32_t> as = Shifted(A, [&](int64_t i) { return azp[size_t(ParamIndex(az, i / (M * K), i / K % M, M))]; });
+  const std::vector<int32_t> bs = Shifted(B, [&](int64_t i) { return bzp[size_t(ParamIndex(bz, i / (K * N), i % N, N))]; });
+  std::vector<float> asc, bsc;
+  float ysc = 0;
+  int64_t yzp = 0, lo = 0, hi = 0;
+  if (qlinear) {
+    asc = Floats<T>(*in[1]), bsc = Floats<T>(*in[4]), ysc = Floats<T>(*in[6])[0], yzp = Ints(in[7])[0];
+    Range8(y.dtype, &lo, &hi);
+  }
+  std::vector<uint32_t> row(static_cast<size_t>(N));
+  int64_t batches = 1;
+  for (int64_t d : yb) batches *= d;
+  for (int64_t t = 0; t < batches; ++t) {
+    const int64_t ia = BatchIndex(yb, ab, t), ib = BatchIndex(yb, bb, t);
+    for (int64_t m = 0; m < M; ++m) {
+      std::fill(row.begin(), row.end(), 0u);
+      for (int64_t k = 0; k < K; ++k) {
+        const int32_t av = as[static_cast<size_t>((ia * M + m) * K + k)];
+        const int32_t* br = bs.data() + (ib * K + k) * N;
+        for (int64_t n = 0; n < N; ++n) row[size_t(n)] += static_cast<uint32_t>(av * br[n]);
+      }
+      const int64_t base = (t * M + m) * N;
+      for (int64_t n = 0; n < N; ++n) {
+        const int32_t sum = static_cast<int32_t>(row[size_t(n)]);
+        if (!qlinear) {
+          y.as<int32_t>()[base + n] = sum;
+          continue;
+        }
+        const float sa = asc[size_t(ParamIndex(in[1], ia, m, M))], sb = bsc[size_t(ParamIndex(in[4], ib, n, N))];
+        const float mult = (sa * sb) / ysc;
+        Put8(y, base + n, Requant(static_cast<double>(sum) * static_cast<double>(mult), yzp, lo, hi));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+/// Prepares the reference kernel of a quantization op (attributes parsed once).
+template <class T>
+Result<KernelFn> MakeQuant(const Node& node) {
+  const std::string& op = node.op;
+  using Ins = std::vector<const Tensor*>;
+  using Outs = std::vector<Tensor*>;
+  if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+    TARE_ASSIGN_OR_RETURN(int64_t axis, node.GetInt("axis", 1));
+    if (op == "QuantizeLinear")
+      return KernelFn([axis](const Ins& in, const Outs& out) {
+        const std::vector<float> s = Floats<T>(*in[1]);
+        const std::vector<int64_t> zp = Ints(in.size() > 2 ? in[2] : nullptr);
+        return Quantize<T>(AxisMap(axis, in[0]->shape, in[1]->numel()), *in[0], s, zp, *out[0]);
+      });
+    return KernelFn([axis](const Ins& in, const Outs& out) {
+      const AxisMap c(axis, in[0]->shape, in[1]->numel());
+      const std::vector<float> s = Floats<T>(*in[1]);
+      const std::vector<int64_t> zp = Ints(in.size() > 2 ? in[2] : nullptr);
+      T* y = out[0]->as<T>();
+      for (int64_t i = 0; i < in[0]->numel(); ++i) {
+        const size_t k = static_cast<size_t>(s.size() == 1 ? 0 : c(i));
+        const float d = static_cast<float>(ReadInt(*in[0], i) - zp[zp.size() == 1 ? 0 : k]);
+        y[i] = static_cast<T>(d * s[k]);
+      }
+      return Status::Ok();
+    });
+  }
+  if (op == "DynamicQuantizeLinear")
+    return KernelFn([](const Ins& in, const Outs& out) { return DynamicQuantize<T>(*in[0], out); });
+  if (op == "ConvInteger" || op == "QLinearConv") {
+    ConvAttrs a;
+    TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
+    if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
+    TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
+    TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
+    TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));
+    TARE_ASSIGN_OR_RETURN(a.auto_pad, node.GetString("auto_pad", "NOTSET"));
+    const bool q = op == "QLinearConv";
+    return KernelFn([a, q](const Ins& in, const Outs& out) { return RunConv<T>(a, in, *out[0], q); });
+  }
+  if (op == "MatMulInteger" || op == "QLinearMatMul") {
+    const bool q = op == "QLinearMatMul";
+    return KernelFn([q](const Ins& in, const Outs& out) { return RunMatMul<T>(in, *out[0], q); });
+  }
+  return Status::Error(node.Where() + ": not a quantization op");
+}
 
 TARE_INSTANTIATE_REF(Quant)
 

@@ -18,9 +18,7 @@ Status InferContext::ExpectInputs(int lo, int hi) const {
 Result<const Tensor*> InferContext::Known(size_t i, const char* what) const {
   if (!has(i)) return Error(std::string("input '") + what + "' is missing");
   if (!in[i].value)
-    return Error(std::string("input '") + what +
-                 "' must be known before run time (a weight, or computed from input shapes); "
-                 "data-dependent shapes are not supported");
+    return Status::NeedsValue(node.Where() + ": input '" + what + "' is only known at run time");
   return in[i].value;
 }
 

@@ -31,7 +31,8 @@ struct InferContext {
   Status Error(const std::string& msg) const { return Status::Error(node.Where() + ": " + msg); }
   /// Checks the number of present inputs is in [lo, hi].
   Status ExpectInputs(int lo, int hi) const;
-  /// Input i must be known at plan time (a weight or computable from input shapes); returns it.
+  /// The data of input i. When it is not known at plan time (not a weight, not computable from
+  /// input shapes) returns Status::NeedsValue, and the session infers this node at run time.
   Result<const Tensor*> Known(size_t i, const char* what) const;
   /// Reads a known integer tensor (e.g. Reshape's shape) as int64 values.
   Result<std::vector<int64_t>> KnownInts(size_t i, const char* what) const;

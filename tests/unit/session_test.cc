@@ -129,3 +129,31 @@ TEST_CASE("session skips nodes no output depends on") {
   CHECK(out[0].tensor.as<float>()[1] == 2.0f);
   CHECK((*s)->Placement()[1].second == "unused");
 }
+
+TEST_CASE("session plans at run time when a shape depends on input data") {
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {2, 3});
+  int shape = b.Input("shape", DType::kInt64, {2});
+  int y = b.Op("Reshape", {x, shape})[0];
+  int z = b.Op("Neg", {y})[0];
+  b.g.outputs = {z};
+  for (const char* backend : {"ref", "ref64"}) {
+    SessionOptions o;
+    o.backends = {backend};
+    auto s = Session::Create(std::make_shared<Graph>(b.g), o);
+    REQUIRE(s.ok());
+    Tensor xv = F32({2, 3}, {0, 1, 2, 3, 4, 5});
+    std::vector<NamedTensor> out;
+    Status st = (*s)->Run({{"x", xv}, {"shape", I64({2}, {3, 2})}}, &out);
+    REQUIRE_MESSAGE(st.ok(), st.message());
+    CHECK(out[0].tensor.shape == Shape{3, 2});
+    CHECK(ReadDouble(out[0].tensor, 5) == -5.0);
+    st = (*s)->Run({{"x", xv}, {"shape", I64({2}, {6, 1})}}, &out);
+    REQUIRE(st.ok());
+    CHECK(out[0].tensor.shape == Shape{6, 1});
+    CHECK(ReadDouble(out[0].tensor, 1) == -1.0);
+    // Bad data still gives a clear error at run time.
+    st = (*s)->Run({{"x", xv}, {"shape", I64({2}, {4, 2})}}, &out);
+    CHECK_FALSE(st.ok());
+  }
+}
