@@ -19,8 +19,8 @@ namespace {
 
 int Fail(const std::string& msg) {
   std::string line = msg;
-  for (char& c : line)
-    if (c == '\n') c = ' ';
+  for (char& c : line)  // one line, no terminal control characters from model-supplied names
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = c == '\n' ? ' ' : '?';
   std::fprintf(stderr, "tare: error: %s\n", line.c_str());
   return 1;
 }
@@ -34,16 +34,17 @@ std::string SafeName(const std::string& name) {
   return s;
 }
 
-Result<Tensor> ReadInputFile(const std::string& path) {
-  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
-    TARE_ASSIGN_OR_RETURN(NamedTensor nt, ReadTensorProtoFile(path));
-    return nt.tensor;
-  }
-  return ReadNpy(path);
+/// Reads a .pb (ONNX TensorProto, which may carry a name) or .npy input file.
+Result<NamedTensor> ReadInputFile(const std::string& path) {
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".pb") == 0) return ReadTensorProtoFile(path);
+  TARE_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+  return NamedTensor{"", std::move(t)};
 }
 
 int CmdConvert(const std::string& in, const std::string& out, const std::string& from) {
   std::error_code ec;
+  if (out.size() < 5 || out.compare(out.size() - 5, 5, ".tare") != 0)
+    return Fail("the output file must end in .tare, got '" + out + "'");
   if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) return Fail("refusing to overwrite the input '" + in + "'");
   Result<std::shared_ptr<Model>> m = LoadAnyModel(in, from);
   if (!m.ok()) return Fail(m.status().message());
@@ -66,33 +67,41 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   if (!sr.ok()) return Fail(sr.status().message());
   Session& session = **sr;
 
-  // Bind inputs: NAME=FILE by name; plain FILE in graph-input order among unnamed inputs.
+  // Bind inputs: NAME=FILE by name; a .pb whose TensorProto name is a graph input by that name;
+  // any other FILE in graph-input order among the inputs not yet bound.
   const Graph& g = model->graph;
+  auto input_index = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.values[g.inputs[i]].name == name) return static_cast<int>(i);
+    return -1;
+  };
   std::vector<NamedTensor> inputs;
   std::vector<bool> used(g.inputs.size(), false);
-  std::vector<std::string> unnamed;
+  std::vector<NamedTensor> unnamed;
   for (const std::string& arg : input_args) {
     size_t eq = arg.find('=');
     std::string name, file = arg;
-    if (eq != std::string::npos) {
-      std::string cand = arg.substr(0, eq);
-      for (size_t i = 0; i < g.inputs.size(); ++i)
-        if (g.values[g.inputs[i]].name == cand) name = cand, file = arg.substr(eq + 1), used[i] = true;
-      if (name.empty() && !fs::exists(arg)) return Fail("the model has no input named '" + cand + "'");
+    if (eq != std::string::npos && input_index(arg.substr(0, eq)) >= 0) {
+      name = arg.substr(0, eq);
+      file = arg.substr(eq + 1);
+    } else if (eq != std::string::npos && !fs::exists(arg)) {
+      return Fail("the model has no input named '" + arg.substr(0, eq) + "'");
     }
-    if (name.empty()) { unnamed.push_back(file); continue; }
-    Result<Tensor> t = ReadInputFile(file);
+    Result<NamedTensor> t = ReadInputFile(file);
     if (!t.ok()) return Fail(t.status().message());
-    inputs.push_back({name, std::move(t).value()});
+    if (name.empty() && input_index(t->name) >= 0) name = t->name;
+    if (name.empty()) { unnamed.push_back(std::move(t).value()); continue; }
+    int i = input_index(name);
+    if (used[i]) return Fail("input '" + name + "' is given twice");
+    used[i] = true;
+    inputs.push_back({name, std::move(t->tensor)});
   }
   size_t next = 0;
-  for (const std::string& file : unnamed) {
+  for (NamedTensor& nt : unnamed) {
     while (next < g.inputs.size() && used[next]) ++next;
     if (next >= g.inputs.size())
       return Fail("too many inputs: the model has " + std::to_string(g.inputs.size()) + " input(s)");
-    Result<Tensor> t = ReadInputFile(file);
-    if (!t.ok()) return Fail(t.status().message());
-    inputs.push_back({g.values[g.inputs[next]].name, std::move(t).value()});
+    inputs.push_back({g.values[g.inputs[next]].name, std::move(nt.tensor)});
     used[next++] = true;
   }
   std::vector<NamedTensor> outputs;
@@ -102,6 +111,12 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   if (!s.ok()) return Fail(s.message());
   if (explain)
     for (const auto& [node, backend] : session.Placement()) std::printf("%-40s %s\n", node.c_str(), backend.c_str());
+  std::map<std::string, std::string> files;  // file name -> output name
+  for (const NamedTensor& o : outputs) {
+    auto [it, fresh] = files.emplace(SafeName(o.name), o.name);
+    if (!fresh)
+      return Fail("outputs '" + it->second + "' and '" + o.name + "' would both be written to " + it->first + ".npy");
+  }
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) return Fail("cannot create output directory '" + out_dir + "': " + ec.message());
@@ -170,9 +185,9 @@ int main(int argc, char** argv) {
   bool explain = false;
   auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
   run->add_option("model", run_model, ".tare file or any convertible model")->required();
-  run->add_option("--backend", backend, "ref64 | ref (comma-separated priority list)");
+  run->add_option("--backend", backend, "ref64 | ref (comma-separated priority list; default ref)");
   run->add_option("--threads", threads, "threads (ref backends are single-threaded)")->check(CLI::Range(1, 1024));
-  run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable")->required();
+  run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable");
   run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
   run->add_option("--from", from, "source format when MODEL is not .tare");
   run->add_flag("--explain", explain, "print which backend ran each node");

@@ -1,5 +1,7 @@
 #include "format/npy.h"
 
+#include "format/file_io.h"
+
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -93,9 +95,7 @@ Result<Tensor> ParseNpy(const uint8_t* data, size_t size, const std::string& nam
 }
 
 Result<Tensor> ReadNpy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::Error("cannot open '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
   return ParseNpy(bytes.data(), bytes.size(), path);
 }
 

@@ -7,14 +7,14 @@
 #include <map>
 #include <sstream>
 
+#include "format/file_io.h"
 #include "onnx.pb.h"
 #include "runtime/ops/op.h"
 
 namespace tare {
 namespace {
 
-constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
-constexpr size_t kMaxFileBytes = size_t(2) << 30;  // protobuf's own limit
+constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
 
 std::string Sha256Hex(const uint8_t* data, size_t size) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -24,18 +24,6 @@ std::string Sha256Hex(const uint8_t* data, size_t size) {
   std::string s;
   for (unsigned i = 0; i < len; ++i) s += hex[md[i] >> 4], s += hex[md[i] & 15];
   return s;
-}
-
-Result<std::vector<uint8_t>> ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) return Status::Error("cannot open '" + path + "'");
-  std::streamoff size = f.tellg();
-  if (size < 0) return Status::Error("cannot read '" + path + "' (not a regular file?)");
-  if (static_cast<size_t>(size) > kMaxFileBytes) return Status::Error("'" + path + "' is larger than 2 GiB");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  f.seekg(0);
-  if (size && !f.read(reinterpret_cast<char*>(bytes.data()), size)) return Status::Error("cannot read '" + path + "'");
-  return bytes;
 }
 
 /// ONNX TensorProto -> Tensor (copies the data). Handles raw_data and the typed *_data fields.
@@ -110,7 +98,8 @@ Tensor FloatScalar(float f) {
 
 class Converter {
  public:
-  Converter(int64_t opset, std::string file) : opset_(opset), file_(std::move(file)) {}
+  Converter(int64_t opset, std::map<std::string, int64_t> opsets, std::string file)
+      : opset_(opset), opsets_(std::move(opsets)), file_(std::move(file)) {}
 
   Status ConvertGraph(const onnx::GraphProto& gp, Graph* g) {
     g_ = g;
@@ -142,6 +131,7 @@ class Converter {
       for (size_t i = 0; i < unsupported.size(); ++i) msg += (i ? "; " : "") + unsupported[i];
       return Status::Error(msg);
     }
+    if (gp.output_size() == 0) return Status::Error(file_ + ": the graph has no outputs");
     for (const onnx::ValueInfoProto& out : gp.output()) {
       auto it = ids_.find(out.name());
       if (it == ids_.end()) return Status::Error("graph output '" + out.name() + "' is not produced by any node");
@@ -217,6 +207,10 @@ class Converter {
       n.inputs[slot] = id;
       n.attrs.erase(it);
     };
+    if (op == "Pad" && opset_ < 2 && n.has("paddings")) {
+      n.attrs["pads"] = n.attrs["paddings"];
+      n.attrs.erase("paddings");
+    }
     if ((op == "Squeeze" || op == "Unsqueeze") && opset_ < 13) attr_to_input("axes", 1);
     if (op == "Split" && opset_ < 13) attr_to_input("split", 1);
     if (op == "ReduceSum" && opset_ < 13) attr_to_input("axes", 1);
@@ -241,7 +235,25 @@ class Converter {
         n.attrs.erase(a);
       }
     }
-    if ((op == "Softmax" || op == "LogSoftmax") && opset_ < 13) {
+    // Attributes of opsets before 7 that later versions dropped (inference ignores them).
+    n.attrs.erase("consumed_inputs");
+    if (op == "BatchNormalization" || op == "Dropout") n.attrs.erase("is_test");
+    if (op == "Gemm") n.attrs.erase("broadcast");  // Gemm-6: C is always broadcast since Gemm-7
+    if (op == "Reshape" && opset_ < 5) attr_to_input("shape", 1);
+    if (op == "Concat" && opset_ < 4 && !n.has("axis")) {
+      n.attrs["axis"].kind = Attr::Kind::kInt;
+      n.attrs["axis"].i = 1;  // Concat-1's default
+    }
+    if (op == "Cast" && opset_ < 6 && n.has("to") && n.attrs["to"].kind == Attr::Kind::kString) {
+      static const std::map<std::string, int64_t> codes = {
+          {"FLOAT", 1}, {"UINT8", 2}, {"INT8", 3}, {"UINT16", 4}, {"INT16", 5}, {"INT32", 6}, {"INT64", 7},
+          {"BOOL", 9}, {"FLOAT16", 10}, {"DOUBLE", 11}, {"UINT32", 12}, {"UINT64", 13}};
+      auto it = codes.find(n.attrs["to"].s);
+      if (it == codes.end()) return Status::Error("Cast-1 'to' type '" + n.attrs["to"].s + "' is not supported");
+      n.attrs["to"].kind = Attr::Kind::kInt;
+      n.attrs["to"].i = it->second;
+    }
+    if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
       TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", 1));
       n.attrs["axis"].kind = Attr::Kind::kInt;
       n.attrs["axis"].i = axis;
@@ -293,7 +305,7 @@ class Converter {
     bool known = n.domain.empty() && (FindOp(n.op) != nullptr || n.op == "Upsample");
     if (!known) {
       unsupported->push_back("node '" + n.name + "' (" + n.op + ", domain '" + (n.domain.empty() ? "ai.onnx" : n.domain) +
-                             "', opset " + std::to_string(n.domain.empty() ? opset_ : 0) + ")");
+                             "', opset " + std::to_string(n.domain.empty() ? opset_ : (opsets_.count(n.domain) ? opsets_.at(n.domain) : 0)) + ")");
     }
     for (const std::string& in : np.input()) {
       if (in.empty()) { n.inputs.push_back(-1); continue; }
@@ -342,6 +354,7 @@ class Converter {
   }
 
   int64_t opset_;
+  std::map<std::string, int64_t> opsets_;  // domain -> version, from the model's opset_import
   std::string file_;
   Graph* g_ = nullptr;
   std::map<std::string, int> ids_;
@@ -371,27 +384,31 @@ Result<std::shared_ptr<Model>> ConvertOnnxBytes(const uint8_t* data, size_t size
   p.ir_version = mp.ir_version();
   p.tare_version = TARE_VERSION;
   int64_t opset = -1;
+  std::map<std::string, int64_t> opsets;
   for (const auto& o : mp.opset_import()) {
     p.opset_imports.emplace_back(o.domain(), o.version());
+    opsets[o.domain()] = o.version();
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
   if (opset < 0 && mp.ir_version() < 3) opset = 1;
+  if (opset < 0)
+    return Status::Error("'" + name + "' has no opset_import for the default ONNX domain");
   if (opset < kMinOpset || opset > kMaxOpset)
     return Status::Error("'" + name + "' uses ONNX opset " + std::to_string(opset) + "; tare converts opsets " +
                          std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
-  Converter c(opset, BaseName(name));
+  Converter c(opset, opsets, BaseName(name));
   Status s = c.ConvertGraph(mp.graph(), &model->graph);
   if (!s.ok()) return s.message().rfind(p.source_file, 0) == 0 ? s : s.With(p.source_file);
   return model;
 }
 
 Result<std::shared_ptr<Model>> ConvertOnnxFile(const std::string& path) {
-  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(path));
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
   return ConvertOnnxBytes(bytes.data(), bytes.size(), path);
 }
 
 Result<NamedTensor> ReadTensorProtoFile(const std::string& path) {
-  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFile(path));
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
   onnx::TensorProto tp;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) || !tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::Error("'" + path + "' is not a valid ONNX TensorProto");

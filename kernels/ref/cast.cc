@@ -1,4 +1,4 @@
-// Reference kernel of Cast (semantics: runtime/ops/cast.cc). Dispatches on the storage types of
+// Reference kernel of Cast and CastLike (semantics: runtime/ops/cast.cc). Dispatches on the storage types of
 // the input and the (preallocated) output: a float32 value arrives and leaves in the compute type
 // T, so on ref64 float32 <-> float64 casts are plain copies. Every conversion is defined for every
 // input (no C++ undefined behaviour): float -> integer saturates and maps NaN to 0; integer ->
@@ -138,7 +138,7 @@ Status CastTensor(const Tensor& x, Tensor& y) {
 
 template <class T>
 Result<KernelFn> MakeCast(const Node& node) {
-  if (!node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
+  if (node.op != "CastLike" && !node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
   return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     return CastTensor(*in[0], *out[0]);
   });

@@ -8,6 +8,15 @@
 //   LayerNormalization, per normalized block of K elements: mean and var as above;
 //     inv = 1 / sqrt(var + eps) (sqrt rounded, then the division); y = (((x - mean) * inv) *
 //     scale[k]) + B[k] (no B: the addition is skipped). Outputs Mean = mean, InvStdDev = inv.
+//   LRN, per (n, c, spatial position): acc = 0 + x_lo^2 + ... + x_hi^2 (channels increasing, each
+//     square rounded); base = bias + (coef * acc) with coef = alpha / size rounded once to T;
+//     den = pow(base, beta) in double rounded once; y = x / den.
+//   MeanVarianceNormalization, per group of elements sharing the kept (non-`axes`) indices, its
+//     K elements in row-major order: mean and var as above; den = sqrt(var) + 1e-9 (1e-9 rounded
+//     to T); y = (x - mean) / den.
+//   LpNormalization, per slice along axis: acc = 0 + |x_0| + ... (p=1) or 0 + x_0^2 + ... (p=2,
+//     each square rounded, then norm = sqrt(acc)); y = x / norm.
+// The last three accept float32 (in T) and float64 (always double) tensors.
 // sqrt is correctly rounded in T (the same value as sqrt in double rounded once).
 #include <cmath>
 
@@ -60,10 +69,141 @@ std::vector<T> ExpandToBlock(const Tensor& s, const Shape& dims) {
   return out;
 }
 
+/// LRN over x (N, C, S...) with the attributes of the file comment.
+template <class U>
+void Lrn(const Tensor& xt, Tensor& yt, int64_t size, double alpha, double beta, double bias) {
+  const int64_t n = xt.shape[0], c_count = xt.shape[1];
+  int64_t s = 1;
+  for (size_t i = 2; i < xt.shape.size(); ++i) s *= xt.shape[i];
+  const U* x = xt.as<U>();
+  U* y = yt.as<U>();
+  const U coef = static_cast<U>(alpha / static_cast<double>(size));
+  const U b = static_cast<U>(bias);
+  const int64_t before = (size - 1) / 2, after = size / 2;  // floor and ceil of (size-1)/2
+  std::vector<U> acc(static_cast<size_t>(s));
+  for (int64_t ni = 0; ni < n; ++ni)
+    for (int64_t c = 0; c < c_count; ++c) {
+      const int64_t lo = c - before < 0 ? 0 : c - before;
+      const int64_t hi = c + after > c_count - 1 ? c_count - 1 : c + after;
+      for (int64_t j = 0; j < s; ++j) acc[static_cast<size_t>(j)] = 0;
+      for (int64_t i = lo; i <= hi; ++i) {
+        const U* xi = x + (ni * c_count + i) * s;
+        for (int64_t j = 0; j < s; ++j) acc[static_cast<size_t>(j)] = acc[static_cast<size_t>(j)] + xi[j] * xi[j];
+      }
+      const int64_t off = (ni * c_count + c) * s;
+      for (int64_t j = 0; j < s; ++j) {
+        const U base = b + coef * acc[static_cast<size_t>(j)];
+        const U den = static_cast<U>(std::pow(static_cast<double>(base), beta));
+        y[off + j] = x[off + j] / den;
+      }
+    }
+}
+
+/// MeanVarianceNormalization of x over the dims flagged in `red`.
+template <class U>
+void Mvn(const Tensor& xt, Tensor& yt, const std::vector<bool>& red) {
+  const size_t r = xt.shape.size();
+  const int64_t total = xt.numel();
+  if (total == 0) return;
+  // Group (output-of-reduction) index of every element, via the strides of the kept dims.
+  std::vector<int64_t> gstride(r, 0), pos(r, 0);
+  int64_t groups = 1;
+  for (size_t i = r; i-- > 0;)
+    if (!red[i]) { gstride[i] = groups; groups *= xt.shape[i]; }
+  std::vector<int64_t> gid(static_cast<size_t>(total));
+  int64_t g = 0;
+  for (int64_t e = 0; e < total; ++e) {
+    gid[static_cast<size_t>(e)] = g;
+    for (size_t i = r; i-- > 0;) {
+      g += gstride[i];
+      if (++pos[i] < xt.shape[i]) break;
+      g -= gstride[i] * xt.shape[i];
+      pos[i] = 0;
+    }
+  }
+  const int64_t k = total / groups;
+  const U* x = xt.as<U>();
+  U* y = yt.as<U>();
+  std::vector<U> mean(static_cast<size_t>(groups), U(0)), var(static_cast<size_t>(groups), U(0));
+  for (int64_t e = 0; e < total; ++e) mean[gid[e]] = mean[gid[e]] + x[e];
+  for (U& m : mean) m = m / static_cast<U>(k);
+  for (int64_t e = 0; e < total; ++e) {
+    const U d = x[e] - mean[gid[e]];
+    var[gid[e]] = var[gid[e]] + d * d;
+  }
+  const U tiny = static_cast<U>(1e-9);
+  for (U& v : var) v = static_cast<U>(std::sqrt(v / static_cast<U>(k)) + tiny);  // now the denominator
+  for (int64_t e = 0; e < total; ++e) y[e] = (x[e] - mean[gid[e]]) / var[gid[e]];
+}
+
+/// LpNormalization of x along `axis` (p = 1 or 2).
+template <class U>
+void LpNorm(const Tensor& xt, Tensor& yt, int64_t axis, int64_t p) {
+  int64_t outer = 1, k = 1, inner = 1;
+  for (size_t i = 0; i < xt.shape.size(); ++i) {
+    const int64_t d = xt.shape[i];
+    if (static_cast<int64_t>(i) < axis) outer *= d;
+    else if (static_cast<int64_t>(i) == axis) k = d;
+    else inner *= d;
+  }
+  const U* x = xt.as<U>();
+  U* y = yt.as<U>();
+  std::vector<U> acc(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const U* xo = x + o * k * inner;
+    U* yo = y + o * k * inner;
+    for (U& a : acc) a = 0;
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < inner; ++j) {
+        const U v = xo[kk * inner + j];
+        acc[j] = acc[j] + (p == 1 ? std::fabs(v) : static_cast<U>(v * v));
+      }
+    if (p == 2)
+      for (U& a : acc) a = std::sqrt(a);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < inner; ++j) yo[kk * inner + j] = xo[kk * inner + j] / acc[j];
+  }
+}
+
+/// Kernels of LRN, MeanVarianceNormalization, LpNormalization (float32 in T, float64 in double).
+template <class T>
+Result<KernelFn> MakeElementwiseNorm(const Node& node) {
+  const std::string op = node.op;
+  TARE_ASSIGN_OR_RETURN(int64_t size, node.GetInt("size", 1));
+  TARE_ASSIGN_OR_RETURN(float alpha, node.GetFloat("alpha", 1e-4f));
+  TARE_ASSIGN_OR_RETURN(float beta, node.GetFloat("beta", 0.75f));
+  TARE_ASSIGN_OR_RETURN(float bias, node.GetFloat("bias", 1.0f));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node.GetInts("axes", {0, 2, 3}));
+  TARE_ASSIGN_OR_RETURN(int64_t axis_attr, node.GetInt("axis", -1));
+  TARE_ASSIGN_OR_RETURN(int64_t p, node.GetInt("p", 2));
+  return KernelFn([=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const Tensor& x = *in[0];
+    Tensor& y = *out[0];
+    const int64_t r = static_cast<int64_t>(x.shape.size());
+    auto run = [&](auto zero) {
+      using U = decltype(zero);
+      if (op == "LRN") {
+        Lrn<U>(x, y, size, alpha, beta, bias);
+      } else if (op == "MeanVarianceNormalization") {
+        std::vector<bool> red(static_cast<size_t>(r), false);
+        for (int64_t a : axes) red[static_cast<size_t>(a < 0 ? a + r : a)] = true;
+        Mvn<U>(x, y, red);
+      } else {
+        LpNorm<U>(x, y, axis_attr < 0 ? axis_attr + r : axis_attr, p);
+      }
+    };
+    if (x.dtype == DType::kFloat64) run(0.0);
+    else run(T(0));
+    return Status::Ok();
+  });
+}
+
 }  // namespace
 
 template <class T>
 Result<KernelFn> MakeNorm(const Node& node) {
+  if (node.op == "LRN" || node.op == "MeanVarianceNormalization" || node.op == "LpNormalization")
+    return MakeElementwiseNorm<T>(node);
   TARE_ASSIGN_OR_RETURN(float eps_f, node.GetFloat("epsilon", 1e-5f));
   const T eps = static_cast<T>(eps_f);
   if (node.op == "LayerNormalization") {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/ref/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
@@ -15,28 +16,13 @@ namespace {
 
 enum class Red { kNone, kAdd, kMul, kMax, kMin };
 
-/// A numeric element type: storage S, computed as S.
-template <class S>
-struct Num {
-  using Store = S;
-  using Val = S;
-  static Val Get(S s) { return s; }
-  static S Put(Val v) { return v; }
-};
-/// float16: raw bits, computed in float and rounded back.
-struct Half {
-  using Store = uint16_t;
-  using Val = float;
-  static Val Get(uint16_t s) { return HalfToFloat(s); }
-  static uint16_t Put(Val v) { return FloatToHalf(v); }
-};
-
 template <Red R, class V>
 V Op(V a, V b) {
   if constexpr (R == Red::kAdd || R == Red::kMul) {
-    if constexpr (std::is_integral_v<V>) {  // wrap around: the low bits of 64-bit unsigned arithmetic
-      const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
-      return static_cast<V>(R == Red::kAdd ? x + y : x * y);
+    if constexpr (std::is_integral_v<V>) {  // wrap around, without signed overflow
+      using U = WrapUnsigned<V>;
+      const U x = static_cast<U>(a), y = static_cast<U>(b);
+      return static_cast<V>(R == Red::kAdd ? static_cast<U>(x + y) : static_cast<U>(x * y));
     } else {
       return R == Red::kAdd ? static_cast<V>(a + b) : static_cast<V>(a * b);
     }
@@ -52,29 +38,18 @@ V Op(V a, V b) {
 /// y[i] = Op(y[i], u[i]) for n elements of element type E.
 template <class E, Red R>
 void Combine(char* y, const char* u, int64_t n) {
-  auto* yp = reinterpret_cast<typename E::Store*>(y);
-  auto* up = reinterpret_cast<const typename E::Store*>(u);
-  for (int64_t i = 0; i < n; ++i) yp[i] = E::Put(Op<R>(E::Get(yp[i]), E::Get(up[i])));
+  auto* yp = reinterpret_cast<typename E::S*>(y);
+  auto* up = reinterpret_cast<const typename E::S*>(u);
+  for (int64_t i = 0; i < n; ++i) yp[i] = E::Store(Op<R>(E::Load(yp[i]), E::Load(up[i])));
 }
 
 using Applier = void (*)(char*, const char*, int64_t);
 
 template <Red R>
 Applier ForType(DType t) {
-  switch (t) {
-    case DType::kFloat32: return &Combine<Num<float>, R>;
-    case DType::kFloat64: return &Combine<Num<double>, R>;
-    case DType::kFloat16: return &Combine<Half, R>;
-    case DType::kInt8: return &Combine<Num<int8_t>, R>;
-    case DType::kInt16: return &Combine<Num<int16_t>, R>;
-    case DType::kInt32: return &Combine<Num<int32_t>, R>;
-    case DType::kInt64: return &Combine<Num<int64_t>, R>;
-    case DType::kUInt8: return &Combine<Num<uint8_t>, R>;
-    case DType::kUInt16: return &Combine<Num<uint16_t>, R>;
-    case DType::kUInt32: return &Combine<Num<uint32_t>, R>;
-    case DType::kUInt64: return &Combine<Num<uint64_t>, R>;
-    default: return nullptr;
-  }
+  Applier f = nullptr;
+  VisitNumeric(t, [&](auto e) { f = &Combine<decltype(e), R>; });
+  return f;
 }
 
 /// The combining function of reduction `red` for dtype t; nullptr for "none" (plain copy).

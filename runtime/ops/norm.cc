@@ -1,4 +1,6 @@
-// Normalizations (all inputs and outputs float32).
+// Normalizations (BatchNormalization, InstanceNormalization, LayerNormalization: all inputs and
+// outputs float32; LRN, MeanVarianceNormalization, LpNormalization: float32 or float64, y has x's
+// shape and dtype).
 //   BatchNormalization (ONNX BatchNormalization-15, inference mode): inputs X (N, C, D1..Dn), n >= 0,
 //     scale, B, input_mean, input_var (each (C)); y = (x - mean[c]) / sqrt(var[c] + epsilon)
 //     * scale[c] + B[c]. Attributes: epsilon=1e-5; momentum (ignored); training_mode=0 (1 is
@@ -12,8 +14,20 @@
 //     to X.shape[axis:] (numpy rules; their dims aligned with axes before `axis` must be 1).
 //     Attributes: axis=-1 (in [-r, r)), epsilon=1e-5, stash_type=1 (only 1, float32, is
 //     supported). Optional outputs Mean and InvStdDev: float32, shape X.shape[:axis] + [1]*(r-axis).
+//   LRN (ONNX LRN-13): X (N, C, D1..Dn), n >= 0; across channels, with the window
+//     [max(0, c - floor((size-1)/2)), min(C-1, c + ceil((size-1)/2))]:
+//     y = x / (bias + alpha / size * sum_window x^2) ^ beta. Attributes: size (required, >= 1),
+//     alpha=1e-4, beta=0.75, bias=1.
+//   MeanVarianceNormalization (ONNX MeanVarianceNormalization-13, its function body): over the
+//     dims in `axes` (default [0, 2, 3]; each in [-r, r), no duplicates): y = (x - mean) /
+//     (sqrt(var) + 1e-9), var the population variance (the body's E[x^2] - E[x]^2, computed
+//     two-pass; the 1e-9 keeps a constant slice at 0 instead of 0/0).
+//   LpNormalization (ONNX LpNormalization-1): along `axis` (default -1, in [-r, r)):
+//     y = x / ||x||_p with p (default 2) 1 or 2; an all-zero slice gives 0/0 = NaN.
 // Mean and variance are two-pass: mean = (sum of x in index order) / K, then
 // var = (sum of (x - mean)^2 in index order) / K.
+#include <cmath>
+
 #include "runtime/ops/specs.h"
 
 namespace tare {
@@ -26,10 +40,47 @@ Status CheckEpsilon(const InferContext& ctx) {
   return Status::Ok();
 }
 
+/// Shape inference of LRN, MeanVarianceNormalization and LpNormalization.
+Status InferElementwiseNorm(InferContext& ctx) {
+  const std::string& op = ctx.node.op;
+  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+  const ValueInfo& x = ctx.in[0];
+  if (x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64)
+    return ctx.Error("input must be float32 or float64, got " + DTypeName(x.dtype));
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  if (op == "LRN") {
+    if (r < 2) return ctx.Error("X must have rank >= 2 (N, C, ...), got shape " + ShapeStr(x.shape));
+    if (!ctx.node.has("size")) return ctx.Error("attribute 'size' is required");
+    TARE_ASSIGN_OR_RETURN(int64_t size, ctx.node.GetInt("size", 1));
+    if (size < 1) return ctx.Error("attribute 'size' must be >= 1, got " + std::to_string(size));
+    for (const char* a : {"alpha", "beta", "bias"}) {
+      TARE_ASSIGN_OR_RETURN(float v, ctx.node.GetFloat(a, 0.0f));
+      if (!std::isfinite(v)) return ctx.Error(std::string("attribute '") + a + "' must be finite");
+    }
+  } else if (op == "MeanVarianceNormalization") {
+    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.node.GetInts("axes", {0, 2, 3}));
+    std::vector<bool> seen(static_cast<size_t>(r), false);
+    for (int64_t a : axes) {
+      TARE_ASSIGN_OR_RETURN(int64_t n, NormalizeAxis(a, r, ctx, "axis in 'axes'"));
+      if (seen[static_cast<size_t>(n)]) return ctx.Error("axis " + std::to_string(a) + " is repeated in 'axes'");
+      seen[static_cast<size_t>(n)] = true;
+    }
+  } else {  // LpNormalization
+    if (r < 1) return ctx.Error("input must have rank >= 1, got a scalar");
+    TARE_ASSIGN_OR_RETURN(int64_t axis, ctx.node.GetInt("axis", -1));
+    TARE_RETURN_IF_ERROR(NormalizeAxis(axis, r, ctx, "attribute 'axis'").status());
+    TARE_ASSIGN_OR_RETURN(int64_t p, ctx.node.GetInt("p", 2));
+    if (p != 1 && p != 2) return ctx.Error("attribute 'p' must be 1 or 2, got " + std::to_string(p));
+  }
+  ctx.SetOut(0, x.dtype, x.shape);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status InferNorm(InferContext& ctx) {
   const std::string& op = ctx.node.op;
+  if (op == "LRN" || op == "MeanVarianceNormalization" || op == "LpNormalization") return InferElementwiseNorm(ctx);
   TARE_RETURN_IF_ERROR(CheckEpsilon(ctx));
   if (op == "LayerNormalization") {
     TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));

@@ -1,11 +1,18 @@
-// Reductions (ONNX ReduceMean-13, ReduceMax-13, ReduceSum-13) of data (rank r >= 0) over `axes`.
-//   ReduceMean: float32; y = (sum of the reduced elements in index order) / count.
-//   ReduceMax: float32, int32, int64; y = max (NaN propagates; an empty extent gives the type's
-//     lowest value, -inf for floats, as ReduceMax-18 defines).
-//   ReduceSum: float32, int32, int64; y = sum in index order (integers wrap around).
-// Axes: ReduceMean/ReduceMax read attribute `axes`; ReduceSum reads the optional int64 input 1
-// (`axes`, known at plan time; an `axes` attribute is rejected). Each axis is in [-r, r), no
-// duplicates. Empty or absent axes reduce every axis, except ReduceSum with
+// Reductions (ONNX Reduce*-13) of data (rank r >= 0) over `axes`; y has data's dtype.
+//   ReduceSum        y = sum x                  ReduceMean      y = (sum x) / count
+//   ReduceSumSquare  y = sum x*x                ReduceL1        y = sum |x|
+//   ReduceL2         y = sqrt(sum x*x)          ReduceProd      y = product of x
+//   ReduceLogSum     y = log(sum x)             ReduceLogSumExp y = log(sum exp x), evaluated as
+//     m + log(sum exp(x - m)) with m the extent's max (m replaced by 0 when it is not finite)
+//   ReduceMax / ReduceMin: the max / min; NaN propagates.
+// Empty extents give the identity: 0 for sums (so log sums give -inf, Mean 0/0 = NaN), 1 for
+// Prod, the type's lowest (Max) / highest (Min) value, -inf / +inf for floats (as Reduce*-18).
+// Dtypes: float32 and float64 for every op; int32, int64, uint32, uint64 also for Sum, SumSquare,
+// L1, Prod, Max, Min (integer arithmetic wraps around, two's complement); int8 and uint8 also for
+// Max and Min. Mean, L2, LogSum and LogSumExp are float only (float16 is not supported).
+// Axes: every op but ReduceSum reads the attribute `axes` (Reduce*-13); ReduceSum reads the
+// optional int64 input 1 (`axes`, known at plan time; an `axes` attribute is rejected). Each axis
+// is in [-r, r), no duplicates. Empty or absent axes reduce every axis, except ReduceSum with
 // noop_with_empty_axes=1, which then returns the input unchanged.
 // Attributes: keepdims=1 (reduced dims kept as 1; 0 drops them), noop_with_empty_axes=0 (ReduceSum).
 #include <algorithm>
@@ -13,16 +20,30 @@
 #include "runtime/ops/specs.h"
 
 namespace tare {
+namespace {
+
+/// Checks that `op` supports dtype `t` (see the file comment).
+bool DTypeOk(const std::string& op, DType t) {
+  if (t == DType::kFloat32 || t == DType::kFloat64) return true;
+  const bool minmax = op == "ReduceMax" || op == "ReduceMin";
+  const bool wide_int = t == DType::kInt32 || t == DType::kInt64 || t == DType::kUInt32 || t == DType::kUInt64;
+  if (wide_int)
+    return minmax || op == "ReduceSum" || op == "ReduceSumSquare" || op == "ReduceL1" || op == "ReduceProd";
+  return minmax && (t == DType::kInt8 || t == DType::kUInt8);
+}
+
+}  // namespace
 
 Status InferReduce(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   const bool sum = op == "ReduceSum";
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, sum ? 2 : 1));
   const ValueInfo& x = ctx.in[0];
-  const bool int_ok = op != "ReduceMean" && (x.dtype == DType::kInt32 || x.dtype == DType::kInt64);
-  if (x.dtype != DType::kFloat32 && !int_ok)
-    return ctx.Error("input data must be float32" + std::string(op != "ReduceMean" ? ", int32 or int64" : "") +
-                     ", got " + DTypeName(x.dtype));
+  if (!DTypeOk(op, x.dtype))
+    return ctx.Error("input data of type " + DTypeName(x.dtype) + " is not supported by " + op +
+                     (op == "ReduceMean" || op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceLogSumExp"
+                          ? " (float32 or float64 only)"
+                          : ""));
   std::vector<int64_t> axes;
   if (sum) {
     if (ctx.node.has("axes")) return ctx.Error("ReduceSum-13 takes axes as input 1, not as an attribute");

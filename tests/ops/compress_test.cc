@@ -6,7 +6,7 @@ using namespace tare::test;
 
 namespace {
 Tensor X() { return F32({3, 2}, {1, 2, 3, 4, 5, 6}); }
-Tensor Cond(std::vector<double> v) { return Make(DType::kBool, {static_cast<int64_t>(v.size())}, std::move(v)); }
+Tensor Cond(const std::vector<double>& v) { return Make(DType::kBool, {static_cast<int64_t>(v.size())}, v); }
 }  // namespace
 
 TEST_CASE("Compress along an axis and flattened") {

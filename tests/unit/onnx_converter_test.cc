@@ -105,7 +105,7 @@ TEST_CASE("onnx: malformed models are rejected with one clear error") {
   CHECK(ConvertOnnxBytes(nullptr, 0, "e.onnx").status().message() == "'e.onnx' is empty");
   const std::string junk = "this is not a protobuf \xff\xff\xff";
   CHECK(ConvertOnnxBytes(reinterpret_cast<const uint8_t*>(junk.data()), junk.size(), "j.onnx").status().message().find("not a valid ONNX model") != std::string::npos);
-  CHECK(Convert(Base(5)).status().message().find("opset 5") != std::string::npos);
+  CHECK(Convert(Base(18)).status().message().find("opset 18; tare converts opsets 1 to 17") != std::string::npos);
   onnx::ModelProto m = Base(13);
   auto* w = m.mutable_graph()->add_initializer();
   w->set_name("w");
@@ -119,4 +119,24 @@ TEST_CASE("onnx: malformed models are rejected with one clear error") {
   AddNode(u, "Relu", {"nowhere"}, {"y"});
   u.mutable_graph()->add_output()->set_name("y");
   CHECK(Convert(u).status().message().find("input 'nowhere' is not produced") != std::string::npos);
+}
+
+TEST_CASE("onnx: opset-1..6 forms are rewritten (Reshape-1 shape attribute, legacy attributes dropped)") {
+  onnx::ModelProto m = Base(4);
+  auto* n = AddNode(m, "Reshape", {"x"}, {"y"}, "r");
+  auto* a = n->add_attribute();
+  a->set_name("shape");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(-1);
+  auto* c = n->add_attribute();
+  c->set_name("consumed_inputs");
+  c->set_type(onnx::AttributeProto::INTS);
+  c->add_ints(0);
+  m.mutable_graph()->add_output()->set_name("y");
+  auto r = Convert(m);
+  REQUIRE_MESSAGE(r.ok(), r.status().message());
+  const Node& node = (*r)->graph.nodes.at(0);
+  REQUIRE(node.inputs.size() == 2);
+  CHECK((*r)->graph.values[node.inputs[1]].constant.as<int64_t>()[0] == -1);
+  CHECK(node.attrs.empty());
 }
