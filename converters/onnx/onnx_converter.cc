@@ -240,6 +240,17 @@ class Converter {
     if (op == "BatchNormalization" || op == "Dropout") n.attrs.erase("is_test");
     if (op == "Gemm") n.attrs.erase("broadcast");  // Gemm-6: C is always broadcast since Gemm-7
     if (op == "Reshape" && opset_ < 5) attr_to_input("shape", 1);
+    if (op == "PRelu" && opset_ < 7 && n.inputs.size() == 2) {
+      // PRelu-6 applies a 1-D slope per channel (axis 1); PRelu-7+ broadcasts it from the right.
+      // Reshape a constant slope [C] to [C, 1, ...] when X's rank is declared.
+      const Value& x = g_->values[n.inputs[0]];
+      const Value& slope = g_->values[n.inputs[1]];
+      if (slope.is_constant && slope.shape.size() == 1 && slope.shape[0] > 1 && x.has_shape && x.shape.size() > 2) {
+        Tensor t = slope.constant;
+        t.shape.resize(x.shape.size() - 1, 1);
+        n.inputs[1] = AddAnonymousConstant(n.name, "slope", std::move(t));
+      }
+    }
     if (op == "Concat" && opset_ < 4 && !n.has("axis")) {
       n.attrs["axis"].kind = Attr::Kind::kInt;
       n.attrs["axis"].i = 1;  // Concat-1's default

@@ -13,45 +13,11 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/ref/conv_geometry.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
 namespace {
-
-/// Conv attributes as given on the node (empty vectors = defaults, filled in per call).
-struct ConvAttrs {
-  int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads;
-  std::string auto_pad;
-};
-
-/// Geometry of one call, padded to 3 spatial dims (index 0 = depth, 1 = rows, 2 = columns).
-struct Geo {
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
-  int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
-};
-
-/// Fills the geometry from the shapes of X, W, Y; pads_begin from pads or auto_pad.
-Geo MakeGeo(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
-  Geo g;
-  const size_t nsp = x.size() - 2;
-  for (size_t i = 0; i < nsp; ++i) {
-    const size_t j = 3 - nsp + i;
-    g.in[j] = x[2 + i];
-    g.out[j] = y[2 + i];
-    g.k[j] = w[2 + i];
-    g.s[j] = a.strides.empty() ? 1 : a.strides[i];
-    g.d[j] = a.dilations.empty() ? 1 : a.dilations[i];
-    const int64_t dk = (g.k[j] - 1) * g.d[j] + 1;
-    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-      const int64_t total = std::max<int64_t>(0, (g.out[j] - 1) * g.s[j] + dk - g.in[j]);
-      g.pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
-      g.pb[j] = a.pads[i];
-    }
-  }
-  return g;
-}
 
 /// acc[b * acc_stride + o] += x[o * s] * w[b] for o in [0, n), for the first nb (<= 4) channels.
 template <class T>
@@ -96,7 +62,7 @@ inline void AddRow(T* acc, int64_t acc_stride, int nb, const T* x, int64_t s, in
 /// Computes Y = conv(X, W) + B for shapes checked by InferConv.
 template <class T>
 Status RunConv(const ConvAttrs& a, const Tensor& X, const Tensor& W, const Tensor* B, Tensor& Y) {
-  const Geo g = MakeGeo(a, X.shape, W.shape, Y.shape);
+  const ConvGeometry g(a, X.shape, W.shape, Y.shape);
   const int64_t N = X.shape[0], C = X.shape[1], M = W.shape[0], G = a.group, Cg = C / G, Mg = M / G;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t k_size = g.k[0] * g.k[1] * g.k[2];
@@ -167,13 +133,7 @@ Status RunConv(const ConvAttrs& a, const Tensor& X, const Tensor& W, const Tenso
 /// Prepares the Conv reference kernel (attributes parsed once; padding resolved per call).
 template <class T>
 Result<KernelFn> MakeConv(const Node& node) {
-  ConvAttrs a;
-  TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
-  if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
-  TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
-  TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
-  TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));
-  TARE_ASSIGN_OR_RETURN(a.auto_pad, node.GetString("auto_pad", "NOTSET"));
+  TARE_ASSIGN_OR_RETURN(ConvAttrs a, ConvAttrs::Parse(node));
   return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     return RunConv<T>(a, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, *out[0]);
   });

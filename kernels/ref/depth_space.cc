@@ -8,14 +8,14 @@
 namespace tare {
 namespace {
 
-/// DepthToSpace: for each output row (n, c, h*b + i), the b source rows x[n, ch(i, j), h, :]
-/// interleave into it: y[w*b + j] = src_j[w].
 /// Copies one element of ES bytes from element index si of src to element index di of dst.
 template <size_t ES>
 inline void Copy(char* dst, int64_t di, const char* src, int64_t si) {
   std::memcpy(dst + di * static_cast<int64_t>(ES), src + si * static_cast<int64_t>(ES), ES);
 }
 
+/// DepthToSpace: for each output row (n, c, h*b + i), the b source rows x[n, ch(i, j), h, :]
+/// interleave into it: y[w*b + j] = src_j[w].
 template <size_t ES>
 void DepthToSpace(const Tensor& x, Tensor& y, int64_t b, bool crd) {
   const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3], Co = C / (b * b);
@@ -51,6 +51,7 @@ void SpaceToDepth(const Tensor& x, Tensor& y, int64_t b) {
           }
 }
 
+/// Runs DepthToSpace (d2s) or SpaceToDepth on elements of ES bytes.
 template <size_t ES>
 void Run(const Tensor& x, Tensor& y, bool d2s, int64_t b, bool crd) {
   if (d2s) DepthToSpace<ES>(x, y, b, crd);

@@ -20,6 +20,7 @@ Result<int64_t> Index(const Tensor& ind, int64_t p, int64_t dim, const char* op)
   return v < 0 ? v + dim : v;
 }
 
+/// Product of dims [from, to) of s.
 int64_t Prod(const Shape& s, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t d = from; d < to; ++d) p *= s[d];

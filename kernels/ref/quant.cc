@@ -13,6 +13,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/ref/conv_geometry.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
@@ -118,40 +119,10 @@ Status DynamicQuantize(const Tensor& x, const std::vector<Tensor*>& out) {
   return Quantize<T>(AxisMap(0, x.shape, 1), x, {scale}, {zp}, *out[0]);
 }
 
-/// Conv attributes as given on the node (empty = default).
-struct ConvAttrs {
-  int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads;
-  std::string auto_pad;
-};
-
-/// Conv geometry of one call padded to 3 spatial dims (depth, rows, columns); pb = pads at the
-/// beginning, from pads or auto_pad (SAME_*: total max(0, (O-1)s + (k-1)d + 1 - D), the odd one at
-/// the end for SAME_UPPER). Same rules as kernels/ref/conv.cc.
-struct Geo {
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, d[3] = {1, 1, 1};
-  int64_t pb[3] = {0, 0, 0};
-  Geo(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
-    const size_t nsp = x.size() - 2;
-    for (size_t i = 0; i < nsp; ++i) {
-      const size_t j = 3 - nsp + i;
-      in[j] = x[2 + i], out[j] = y[2 + i], k[j] = w[2 + i];
-      s[j] = a.strides.empty() ? 1 : a.strides[i];
-      d[j] = a.dilations.empty() ? 1 : a.dilations[i];
-      if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-        const int64_t total = std::max<int64_t>(0, (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1 - in[j]);
-        pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
-        pb[j] = a.pads[i];
-      }
-    }
-  }
-};
-
 /// acc[n, m, o] = sum over (c', kd, kh, kw) of xs * ws (modulo 2^32); padding contributes 0.
 void ConvAcc(const ConvAttrs& a, const Shape& xsh, const Shape& wsh, const Shape& ysh, const int32_t* x,
              const int32_t* w, uint32_t* acc) {
-  const Geo g(a, xsh, wsh, ysh);
+  const ConvGeometry g(a, xsh, wsh, ysh);
   const int64_t N = xsh[0], C = xsh[1], M = wsh[0], G = a.group, Cg = C / G, Mg = M / G;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t ksz = g.k[0] * g.k[1] * g.k[2], OW = g.out[2], s = g.s[2];
@@ -259,8 +230,11 @@ Status RunMatMul(const std::vector<const Tensor*>& in, Tensor& y, bool qlinear) 
   const size_t mat_dims = (A.shape.size() >= 2) + (B.shape.size() >= 2);
   const Shape yb(y.shape.begin(), y.shape.end() - mat_dims);
   const std::vector<int64_t> azp = Ints(az), bzp = Ints(bz);
-  const std::vector<int32_t> as = Shifted(A, [&](int64_t i) { return azp[size_t(ParamIndex(az, i / (M * K), i / K % M, M))]; });
-  const std::vector<int32_t> bs = Shifted(B, [&](int64_t i) { return bzp[size_t(ParamIndex(bz, i / (K * N), i % N, N))]; });
+  // Element i of A is (batch i / (M K), row i / K % M); of B (batch i / (K N), column i % N).
+  const std::vector<int32_t> as =
+      Shifted(A, [&](int64_t i) { return azp[size_t(ParamIndex(az, i / (M * K), i / K % M, M))]; });
+  const std::vector<int32_t> bs =
+      Shifted(B, [&](int64_t i) { return bzp[size_t(ParamIndex(bz, i / (K * N), i % N, N))]; });
   std::vector<float> asc, bsc;
   float ysc = 0;
   int64_t yzp = 0, lo = 0, hi = 0;
@@ -328,13 +302,7 @@ Result<KernelFn> MakeQuant(const Node& node) {
   if (op == "DynamicQuantizeLinear")
     return KernelFn([](const Ins& in, const Outs& out) { return DynamicQuantize<T>(*in[0], out); });
   if (op == "ConvInteger" || op == "QLinearConv") {
-    ConvAttrs a;
-    TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
-    if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
-    TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
-    TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
-    TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));
-    TARE_ASSIGN_OR_RETURN(a.auto_pad, node.GetString("auto_pad", "NOTSET"));
+    TARE_ASSIGN_OR_RETURN(ConvAttrs a, ConvAttrs::Parse(node));
     const bool q = op == "QLinearConv";
     return KernelFn([a, q](const Ins& in, const Outs& out) { return RunConv<T>(a, in, *out[0], q); });
   }

@@ -14,8 +14,10 @@
 namespace tare {
 namespace {
 
+/// The reduction attribute.
 enum class Red { kNone, kAdd, kMul, kMax, kMin };
 
+/// Combines the old value a with the update b under reduction R (add, mul, max or min).
 template <Red R, class V>
 V Op(V a, V b) {
   if constexpr (R == Red::kAdd || R == Red::kMul) {
@@ -43,8 +45,10 @@ void Combine(char* y, const char* u, int64_t n) {
   for (int64_t i = 0; i < n; ++i) yp[i] = E::Store(Op<R>(E::Load(yp[i]), E::Load(up[i])));
 }
 
+/// Combines n update elements into n elements of y (pointers to their first bytes).
 using Applier = void (*)(char*, const char*, int64_t);
 
+/// Combine<E, R> for the element type of dtype t; nullptr for non-numeric dtypes.
 template <Red R>
 Applier ForType(DType t) {
   Applier f = nullptr;
@@ -84,6 +88,7 @@ void Put(Tensor& y, const Tensor& upd, int64_t dst, int64_t src, int64_t n, Appl
   else std::memcpy(yp, up, static_cast<size_t>(n * es));
 }
 
+/// ScatterElements/Scatter: update p of `upd` goes to y[p with p[axis] = indices[p]].
 Status ScatterElements(const Tensor& ind, const Tensor& upd, Tensor& y, size_t axis, Applier f, const std::string& op) {
   const size_t r = y.shape.size();
   std::vector<int64_t> stride(r, 1), coord(r, 0);
@@ -101,6 +106,7 @@ Status ScatterElements(const Tensor& ind, const Tensor& upd, Tensor& y, size_t a
   return Status::Ok();
 }
 
+/// ScatterND: each k-tuple of indices selects a slice of y that receives one slice of `upd`.
 Status ScatterND(const Tensor& ind, const Tensor& upd, Tensor& y, Applier f) {
   const int64_t k = ind.shape.back();
   int64_t slice = 1;

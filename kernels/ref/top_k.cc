@@ -13,6 +13,7 @@
 namespace tare {
 namespace {
 
+/// True for a NaN of a floating type; integers are never NaN.
 template <class V>
 bool IsNan(V v) {
   if constexpr (std::is_floating_point_v<V>) return std::isnan(v);

@@ -14,12 +14,9 @@
 #include "runtime/ops/specs.h"
 
 namespace tare {
-/// Validates a Conv node and infers Y's shape.
-Status InferConv(InferContext& ctx) {
-  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
-  TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({"X", "W", "B"}));
-  const Shape& x = ctx.in[0].shape;
-  const Shape& w = ctx.in[1].shape;
+Result<Shape> InferConvGeometry(const InferContext& ctx, size_t xi, size_t wi) {
+  const Shape& x = ctx.in[xi].shape;
+  const Shape& w = ctx.in[wi].shape;
   if (x.size() < 3 || x.size() > 5)
     return ctx.Error("X must have rank 3 to 5 (N, C and 1 to 3 spatial dims), got shape " + ShapeStr(x));
   if (w.size() != x.size())
@@ -33,8 +30,6 @@ Status InferConv(InferContext& ctx) {
                      " * " + std::to_string(w[1]));
   if (M % group != 0)
     return ctx.Error("W.shape[0] = " + std::to_string(M) + " is not divisible by group " + std::to_string(group));
-  if (ctx.has(2) && (ctx.in[2].shape.size() != 1 || ctx.in[2].shape[0] != M))
-    return ctx.Error("B must have shape [" + std::to_string(M) + "], got " + ShapeStr(ctx.in[2].shape));
   for (size_t i = 0; i < nsp; ++i)
     if (w[2 + i] < 1) return ctx.Error("W has an empty spatial dim: shape " + ShapeStr(w));
   if (ctx.node.has("kernel_shape")) {
@@ -73,6 +68,17 @@ Status InferConv(InferContext& ctx) {
                        ShapeStr(x) + ")");
     y.push_back(out);
   }
+  return y;
+}
+
+/// Validates a Conv node and infers Y's shape.
+Status InferConv(InferContext& ctx) {
+  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
+  TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({"X", "W", "B"}));
+  TARE_ASSIGN_OR_RETURN(Shape y, InferConvGeometry(ctx, 0, 1));
+  const int64_t M = ctx.in[1].shape[0];
+  if (ctx.has(2) && (ctx.in[2].shape.size() != 1 || ctx.in[2].shape[0] != M))
+    return ctx.Error("B must have shape [" + std::to_string(M) + "], got " + ShapeStr(ctx.in[2].shape));
   ctx.SetOut(0, DType::kFloat32, y);
   return Status::Ok();
 }

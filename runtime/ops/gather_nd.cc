@@ -25,6 +25,7 @@ Status CheckIndex(const InferContext& ctx, const Tensor& ind, int64_t p, int64_t
   return Status::Ok();
 }
 
+/// GatherND shape inference (semantics above).
 Status InferGatherND(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
   const Shape& ind = ctx.in[1].shape;
@@ -49,6 +50,7 @@ Status InferGatherND(InferContext& ctx) {
   return Status::Ok();
 }
 
+/// GatherElements shape inference (semantics above).
 Status InferGatherElements(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
   const Shape& ind = ctx.in[1].shape;

@@ -79,47 +79,6 @@ Status CheckAxisParams(const InferContext& ctx) {
   return Status::Ok();
 }
 
-/// The Conv-11 output shape of x (input xi) with weights w (input wi); checks every attribute.
-Result<Shape> ConvShape(const InferContext& ctx, size_t xi, size_t wi) {
-  const Shape& x = ctx.in[xi].shape;
-  const Shape& w = ctx.in[wi].shape;
-  if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
-    return ctx.Error("x must have rank 3 to 5 and w the same rank, got " + ShapeStr(x) + " and " + ShapeStr(w));
-  const size_t nsp = x.size() - 2;
-  TARE_ASSIGN_OR_RETURN(int64_t group, ctx.node.GetInt("group", 1));
-  if (group < 1 || w[0] % group != 0 || static_cast<__int128>(w[1]) * group != x[1])
-    return ctx.Error("group " + std::to_string(group) + " does not fit x " + ShapeStr(x) + " and w " + ShapeStr(w) +
-                     " (need C == group * w.shape[1], M % group == 0)");
-  if (ctx.node.has("kernel_shape")) {
-    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.node.GetInts("kernel_shape"));
-    if (ks != std::vector<int64_t>(w.begin() + 2, w.end()))
-      return ctx.Error("attribute 'kernel_shape' does not match w's spatial dims " + ShapeStr(w));
-  }
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.IntsAttr("strides", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, ctx.IntsAttr("dilations", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0));
-  TARE_ASSIGN_OR_RETURN(std::string ap, ctx.node.GetString("auto_pad", "NOTSET"));
-  const bool same = ap == "SAME_UPPER" || ap == "SAME_LOWER";
-  if (!same && ap != "NOTSET" && ap != "VALID")
-    return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + ap + "'");
-  Shape y = {x[0], w[0]};
-  for (size_t i = 0; i < nsp; ++i) {
-    if (w[2 + i] < 1) return ctx.Error("w has an empty spatial dim: " + ShapeStr(w));
-    if (ap != "NOTSET" && (pads[i] != 0 || pads[nsp + i] != 0))
-      return ctx.Error("attribute 'pads' cannot be used with auto_pad " + ap);
-    const __int128 dk = static_cast<__int128>(w[2 + i] - 1) * dilations[i] + 1;
-    const __int128 padded = static_cast<__int128>(x[2 + i]) + pads[i] + pads[nsp + i];
-    if (!same && padded < dk)
-      return ctx.Error("spatial axis " + std::to_string(i) + ": padded input " + std::to_string(int64_t(padded)) +
-                       " is smaller than the dilated kernel");
-    if (dk > kMaxElements) return ctx.Error("dilated kernel extent exceeds 2^40");
-    const int64_t o = same ? (x[2 + i] + strides[i] - 1) / strides[i] : int64_t((padded - dk) / strides[i] + 1);
-    if (o < 1) return ctx.Error("output spatial dim " + std::to_string(i) + " would be " + std::to_string(o));
-    y.push_back(o);
-  }
-  return y;
-}
-
 /// Checks a per-tensor / per-row (is_a) / per-column zero point or scale of a matmul operand.
 Status CheckMatParam(const InferContext& ctx, size_t i, const char* name, const Shape& op, bool is_a) {
   if (!ctx.has(i)) return Status::Ok();
@@ -139,7 +98,8 @@ Status CheckMatParam(const InferContext& ctx, size_t i, const char* name, const 
 Result<Shape> MatMulShape(const InferContext& ctx, size_t ai, size_t bi) {
   const Shape& a = ctx.in[ai].shape;
   const Shape& b = ctx.in[bi].shape;
-  if (a.empty() || b.empty()) return ctx.Error("operands must have rank >= 1, got " + ShapeStr(a) + " and " + ShapeStr(b));
+  if (a.empty() || b.empty())
+    return ctx.Error("operands must have rank >= 1, got " + ShapeStr(a) + " and " + ShapeStr(b));
   if (a.back() != (b.size() == 1 ? b[0] : b[b.size() - 2]))
     return ctx.Error("inner dims differ: " + ShapeStr(a) + " and " + ShapeStr(b));
   Result<Shape> y = BroadcastShapes(Shape(a.begin(), a.end() - std::min<size_t>(a.size(), 2)),
@@ -190,7 +150,7 @@ Status InferQuant(InferContext& ctx) {
     if (qconv) {
       TARE_RETURN_IF_ERROR(ExpectParam(ctx, 1, "x_scale", f32));
       TARE_RETURN_IF_ERROR(ExpectParam(ctx, 2, "x_zero_point", ctx.in[0].dtype));
-      TARE_ASSIGN_OR_RETURN(y, ConvShape(ctx, 0, 3));
+      TARE_ASSIGN_OR_RETURN(y, InferConvGeometry(ctx, 0, 3));
       for (size_t i : {4, 5})
         if (Count(ctx.in[i].shape) != 1 && ctx.in[i].shape != Shape{y[1]})
           return ctx.Error(std::string(names[i]) + " must have one element or shape [" + std::to_string(y[1]) +
@@ -219,7 +179,7 @@ Status InferQuant(InferContext& ctx) {
     Shape y;
     if (conv) {
       TARE_RETURN_IF_ERROR(ExpectParam(ctx, 2, "x_zero_point", ctx.in[0].dtype));
-      TARE_ASSIGN_OR_RETURN(y, ConvShape(ctx, 0, 1));
+      TARE_ASSIGN_OR_RETURN(y, InferConvGeometry(ctx, 0, 1));
       if (ctx.has(3) && Count(ctx.in[3].shape) != 1 && ctx.in[3].shape != Shape{y[1]})
         return ctx.Error("w_zero_point must have one element or shape [" + std::to_string(y[1]) + "], got " +
                          ShapeStr(ctx.in[3].shape));

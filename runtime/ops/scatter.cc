@@ -26,6 +26,7 @@ Status CheckIndex(const InferContext& ctx, const Tensor& ind, int64_t p, int64_t
   return Status::Ok();
 }
 
+/// ScatterElements/Scatter shape checks (semantics above).
 Status InferElements(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
   const Shape& ind = ctx.in[1].shape;
@@ -46,6 +47,7 @@ Status InferElements(InferContext& ctx) {
   return Status::Ok();
 }
 
+/// ScatterND shape checks (semantics above).
 Status InferND(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
   const Shape& ind = ctx.in[1].shape;

@@ -27,6 +27,12 @@ constexpr ErrorBudget kBudgetRnn{16, 1, "<= T (K + 16) eps per step  (K = input+
 /// weighted sum accumulated per axis (cubic: 4 terms, sum|w| <= 1.3 per axis): <= 32 eps max|x|.
 constexpr ErrorBudget kBudgetResize{32, 0, "<= 32 eps max|x| (weights rounded once)"};
 
+/// Conv-11 geometry shared by Conv, ConvInteger and QLinearConv: checks ranks (3 to 5), group
+/// against channels, kernel_shape, strides, dilations, pads and auto_pad of ctx.node for input X
+/// (ctx.in[xi], N C D...) and weights W (ctx.in[wi], M C/group k...), and returns Y's shape
+/// (N, M, O...). Defined in runtime/ops/conv.cc.
+Result<Shape> InferConvGeometry(const InferContext& ctx, size_t xi, size_t wi);
+
 #define TARE_OP(name, family, budget, doc) Status Infer##family(InferContext& ctx);
 #include "runtime/ops/op_list.inc"
 #undef TARE_OP

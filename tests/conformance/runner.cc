@@ -2,6 +2,7 @@
 //
 //   tare_conformance --backend ref --data /usr/share/libonnx-testdata/data --folder node
 //                    [--xfail FILE] [--filter SUBSTR] [--verbose] [--timeout SECONDS]
+//                    [--write-xfail FILE]   (appends each failing case and a short reason)
 //
 // For every case folder (model.onnx + test_data_set_*/{input_*,output_*}.pb): convert the model,
 // run each data set, compare every output as ONNX's backend test does (numpy assert_allclose with
@@ -39,7 +40,33 @@ struct Options {
   std::string filter;
   bool verbose = false;
   int timeout = 120;
+  std::string write_xfail;  // write every failing case with its reason here (bootstrapping a list)
 };
+
+/// A short reason for the expected-failures list, from a failure message.
+std::string Reason(const std::string& why) {
+  if (why.find("unsupported node(s)") != std::string::npos) {
+    std::vector<std::string> ops;
+    size_t p = 0;
+    while ((p = why.find("' (", p)) != std::string::npos) {
+      size_t e = why.find(',', p);
+      std::string op = why.substr(p + 3, e == std::string::npos ? std::string::npos : e - p - 3);
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+      p += 3;
+    }
+    std::string r = "unsupported op(s):";
+    for (const std::string& op : ops) r += " " + op;
+    return r;
+  }
+  if (why.find("element type 8") != std::string::npos) return "string tensors are not supported";
+  if (why.find("element type 16") != std::string::npos) return "bfloat16 is not supported";
+  if (why.find("segmented") != std::string::npos || why.find("2^40 elements") != std::string::npos)
+    return "optional/sequence inputs (test data are not tensors) are not supported";
+  std::string r = why.substr(0, 160);
+  for (char& c : r)
+    if (c == '\n') c = ' ';
+  return r;
+}
 
 /// Compares one output; returns an empty string when it matches, else why not.
 std::string Compare(const Tensor& got, const Tensor& want) {
@@ -178,6 +205,7 @@ int main(int argc, char** argv) {
     else if (a == "--filter") o.filter = next();
     else if (a == "--timeout") o.timeout = std::atoi(next().c_str());
     else if (a == "--verbose") o.verbose = true;
+    else if (a == "--write-xfail") o.write_xfail = next();
     else { std::fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
   }
   if (o.folders.empty()) o.folders = {"node", "pytorch-converted", "pytorch-operator", "simple"};
@@ -188,6 +216,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   int passed = 0, failed = 0, xfailed = 0, unexpected_pass = 0;
+  std::ofstream xout;
+  if (!o.write_xfail.empty()) {
+    xout.open(o.write_xfail, std::ios::app);
+    if (!xout) { std::fprintf(stderr, "cannot write %s\n", o.write_xfail.c_str()); return 2; }
+  }
   std::map<std::string, std::pair<int, int>> per_folder;  // folder -> (passed, total)
   for (const std::string& folder : o.folders) {
     fs::path root = fs::path(o.data) / folder;
@@ -202,6 +235,7 @@ int main(int argc, char** argv) {
       if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
       std::string why = RunIsolated(c, o);
       const bool ok = why.empty();
+      if (!ok && xout) xout << name << "  " << Reason(why) << "\n";
       auto& pf = per_folder[folder];
       pf.first += ok;
       pf.second += 1;

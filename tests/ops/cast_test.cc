@@ -74,3 +74,14 @@ TEST_CASE("Cast rejects bad or missing 'to'") {
   CheckFails(NodeOf("Cast").Attr("to", int64_t(99)), {F32({1}, {1})}, "not a supported type code");
   CheckFails(NodeOf("Cast").Attr("to", 1.0), {F32({1}, {1})}, "should be int");
 }
+
+TEST_CASE("CastLike takes the dtype of its second input") {
+  // Same conversions as Cast: truncation toward zero to int32; the like tensor's values are unused.
+  Check(NodeOf("CastLike"), {F32({3}, {1.9, -1.9, 300}), Make(DType::kInt32, {1}, {0})},
+        {{{3}, {1, -1, 300}, DType::kInt32}});
+  Check(NodeOf("CastLike"), {F32({2}, {0.5, 65520}), Make(DType::kFloat16, {2, 2}, {0, 0, 0, 0})},
+        {{{2}, {0.5, kInf}, DType::kFloat16}});
+  Check(NodeOf("CastLike"), {I64({2}, {-1, 256}), Make(DType::kUInt8, {}, {7})}, {{{2}, {255, 0}, DType::kUInt8}});
+  Check(NodeOf("CastLike"), {Make(DType::kFloat64, {1}, {0.25}), F32({1}, {0})}, {{{1}, {0.25}}});
+  CheckFails(NodeOf("CastLike"), {F32({1}, {1})}, "expects 2 inputs");
+}

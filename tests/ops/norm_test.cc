@@ -102,3 +102,52 @@ TEST_CASE("LayerNormalization epsilon attribute and rejections") {
   CheckFails(NodeOf("LayerNormalization").Attr("stash_type", int64_t{11}), {x, F32({3}, {1, 1, 1})}, "stash_type");
   CheckFails(NodeOf("LayerNormalization").Attr("epsilon", -1.0), {x, F32({3}, {1, 1, 1})}, "epsilon");
 }
+
+TEST_CASE("LRN across channels: window, alpha/size, beta, bias") {
+  // size 3, alpha 3 (alpha/size = 1), beta 1, bias 1, x = [1, 2, 3] over C:
+  // c0 window [0,1]: 1 + 1+4 = 6 -> 1/6; c1 [0,2]: 1 + 14 -> 2/15; c2 [1,2]: 1 + 13 -> 3/14.
+  Check(NodeOf("LRN").Attr("size", int64_t{3}).Attr("alpha", 3.0).Attr("beta", 1.0), {F32({1, 3, 1, 1}, {1, 2, 3})},
+        {{{1, 3, 1, 1}, {1.0 / 6, 2.0 / 15, 3.0 / 14}}}, 3);
+  // size 2 (window [c, c+1]), alpha 2, bias 0, beta 0.5, x = [0, 3, 4]: c0: sqrt(0+9) = 3 -> 0;
+  // c1: sqrt(9+16) = 5 -> 3/5; c2: sqrt(16) = 4 -> 1. Two spatial positions (second: x doubled).
+  Check(NodeOf("LRN").Attr("size", int64_t{2}).Attr("alpha", 2.0).Attr("beta", 0.5).Attr("bias", 0.0),
+        {F32({1, 3, 2}, {0, 0, 3, 6, 4, 8})}, {{{1, 3, 2}, {0, 0, 0.6, 0.6, 1, 1}}}, 2);
+  // Defaults alpha 1e-4 (as float32), beta 0.75, bias 1, size 3 over x = [1,2,3,4] (numpy, float64).
+  Check(NodeOf("LRN").Attr("size", int64_t{3}), {F32({1, 4, 1, 1}, {1, 2, 3, 4})},
+        {{{1, 4, 1, 1}, {0.999875018229539, 1.999300285728783, 2.9978268381136615, 3.9975018215883114}}}, 3);
+  Check(NodeOf("LRN").Attr("size", int64_t{1}).Attr("alpha", 1.0).Attr("beta", 1.0),
+        {Make(DType::kFloat64, {1, 2}, {1, 2})}, {{{1, 2}, {0.5, 0.4}, DType::kFloat64}});  // x/(1+x^2)
+  CheckFails(NodeOf("LRN"), {F32({1, 2}, {1, 2})}, "'size' is required");
+  CheckFails(NodeOf("LRN").Attr("size", int64_t{0}), {F32({1, 2}, {1, 2})}, ">= 1");
+  CheckFails(NodeOf("LRN").Attr("size", int64_t{3}), {F32({2}, {1, 2})}, "rank >= 2");
+}
+
+TEST_CASE("MeanVarianceNormalization default axes [0,2,3] and explicit axes") {
+  // x (2,2,1,2); channel 0 holds [1,2,3,6]: mean 3, var (4+1+0+9)/4 = 3.5; channel 1 is all 5
+  // (var 0: 0 / (0 + 1e-9) = 0). y = (x - mean) / (sqrt(var) + 1e-9) (numpy, float64).
+  Check(NodeOf("MeanVarianceNormalization"), {F32({2, 2, 1, 2}, {1, 2, 5, 5, 3, 6, 5, 5})},
+        {{{2, 2, 1, 2}, {-1.069044967078269, -0.5345224835391345, 0, 0, 0, 1.6035674506174034, 0, 0}}}, 4, 2);
+  // axes [1] of [[1,3],[2,2]]: row 0 mean 2, std 1 -> -1/(1+1e-9), 1/(1+1e-9); row 1 -> 0, 0.
+  Check(NodeOf("MeanVarianceNormalization").Attr("axes", std::vector<int64_t>{-1}), {F32({2, 2}, {1, 3, 2, 2})},
+        {{{2, 2}, {-1 / (1 + 1e-9), 1 / (1 + 1e-9), 0, 0}}}, 2, 1);
+  CheckFails(NodeOf("MeanVarianceNormalization"), {F32({2, 2}, {1, 3, 2, 2})}, "out of range");
+  CheckFails(NodeOf("MeanVarianceNormalization").Attr("axes", std::vector<int64_t>{0, -2}), {F32({2, 2}, {1, 3, 2, 2})},
+             "repeated");
+}
+
+TEST_CASE("LpNormalization p=2 and p=1 along an axis") {
+  // Rows of [[3,4],[0,-2]]: p=2 norms 5 and 2 -> [0.6, 0.8], [0, -1]; p=1 norms 7 and 2.
+  Tensor x = F32({2, 2}, {3, 4, 0, -2});
+  Check(NodeOf("LpNormalization"), {x}, {{{2, 2}, {0.6, 0.8, 0, -1}}}, 2, 1);
+  Check(NodeOf("LpNormalization").Attr("p", int64_t{1}), {x}, {{{2, 2}, {3.0 / 7, 4.0 / 7, 0, -1}}}, 2, 1);
+  // Axis 0: columns [3,0] -> [1, 0]; [4,-2] -> norm sqrt(20): 4/sqrt(20) = 0.8944271909999159,
+  // -2/sqrt(20) = -0.4472135954999579 (numpy).
+  Check(NodeOf("LpNormalization").Attr("axis", int64_t{0}), {x},
+        {{{2, 2}, {1, 0.8944271909999159, 0, -0.4472135954999579}}}, 2, 1);
+  Check(NodeOf("LpNormalization"), {Make(DType::kFloat64, {1, 2}, {-6, 8})}, {{{1, 2}, {-0.6, 0.8}, DType::kFloat64}}, 2, 1);
+  // An all-zero slice: 0 / 0.
+  Check(NodeOf("LpNormalization"), {F32({1, 2}, {0, 0})}, {{{1, 2}, {std::nan(""), std::nan("")}}});
+  CheckFails(NodeOf("LpNormalization").Attr("p", int64_t{3}), {x}, "'p' must be 1 or 2");
+  CheckFails(NodeOf("LpNormalization").Attr("axis", int64_t{2}), {x}, "out of range");
+  CheckFails(NodeOf("LpNormalization"), {I64({2}, {1, 2})}, "float32 or float64");
+}

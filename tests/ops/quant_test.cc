@@ -22,7 +22,8 @@ TEST_CASE("QuantizeLinear per tensor: rounding half to even after the division, 
         {{{6}, {128, 129, 130, 255, 1, 0}, kU8}});
   // int8, scale 1, zero point 0: ties to even 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> 0, -1.5 -> -2,
   // -2.5 -> -2; 200 -> 127 and -200 -> -128 saturate.
-  Check(NodeOf("QuantizeLinear"), {F32({8}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 200, -200}), F32({1}, {1}), Q(kI8, {1}, {0})},
+  Check(NodeOf("QuantizeLinear"),
+        {F32({8}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 200, -200}), F32({1}, {1}), Q(kI8, {1}, {0})},
         {{{8}, {0, 2, 2, 0, -2, -2, 127, -128}, kI8}});
   // The zero point is added after rounding: x = 1, scale 2, zp 1: rne(0.5) + 1 = 1 (not rne(1.5) = 2).
   Check(NodeOf("QuantizeLinear"), {F32({1}, {1}), F32({}, {2}), Q(kU8, {}, {1})}, {{{1}, {1}, kU8}});
@@ -132,6 +133,8 @@ TEST_CASE("MatMulInteger: ONNX case, per-row / per-column zero points, batch bro
         {{{2, 2, 2}, {14, 15, 14, 20, 10, 9, 18, 18}, kI32}}, 3);
   // 1-D A times 2-D B without zero points: [1, 2] x [[3, 4], [5, 6]] = [13, 16].
   Check(NodeOf("MatMulInteger"), {Q(kU8, {2}, {1, 2}), Q(kI8, {2, 2}, {3, 4, 5, 6})}, {{{2}, {13, 16}, kI32}}, 2);
+  // 3-D A times 1-D B: [1, 2].[5, 6] = 17, [3, -4].[5, 6] = -9; y drops B's added dim: [2, 1].
+  Check(NodeOf("MatMulInteger"), {Q(kI8, {2, 1, 2}, {1, 2, 3, -4}), Q(kU8, {2}, {5, 6})}, {{{2, 1}, {17, -9}, kI32}}, 2);
 }
 
 TEST_CASE("QLinearMatMul: ONNX case and per-row scales with saturation") {
@@ -151,6 +154,7 @@ TEST_CASE("QLinearMatMul: ONNX case and per-row scales with saturation") {
 
 TEST_CASE("quantization ops reject malformed nodes") {
   CheckFails(NodeOf("QuantizeLinear"), {F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({2}, {1, 2})}, "scale must have");
+  CheckFails(NodeOf("QuantizeLinear"), {F32({}, {1}), F32({2}, {1, 2})}, "out of range");
   CheckFails(NodeOf("QuantizeLinear").Attr("axis", 2), {F32({2, 2}, {1, 2, 3, 4}), F32({2}, {1, 2})}, "out of range");
   CheckFails(NodeOf("QuantizeLinear"), {Q(kI8, {1}, {1}), F32({}, {1})}, "float32 or int32");
   CheckFails(NodeOf("QuantizeLinear"), {F32({2}, {1, 2}), F32({}, {1}), Q(kI32, {}, {0})}, "uint8 or int8");
@@ -161,14 +165,14 @@ TEST_CASE("quantization ops reject malformed nodes") {
   CheckFails(NodeOf("ConvInteger").Attr("pads", std::vector<int64_t>{1, 1}),
              {Q(kU8, {1, 1, 2, 2}, {1, 2, 3, 4}), Q(kU8, {1, 1, 1, 1}, {1})}, "'pads' must have 4 values");
   CheckFails(NodeOf("MatMulInteger"), {Q(kU8, {2, 3}, {1, 2, 3, 4, 5, 6}), Q(kU8, {2, 2}, {1, 2, 3, 4})}, "inner dims");
-  CheckFails(NodeOf("MatMulInteger"), {Q(kU8, {2, 2}, {1, 2, 3, 4}), Q(kU8, {2, 2}, {1, 2, 3, 4}), Q(kU8, {3}, {1, 2, 3})},
-             "per row");
+  CheckFails(NodeOf("MatMulInteger"),
+             {Q(kU8, {2, 2}, {1, 2, 3, 4}), Q(kU8, {2, 2}, {1, 2, 3, 4}), Q(kU8, {3}, {1, 2, 3})}, "per row");
   CheckFails(NodeOf("QLinearMatMul"),
              {Q(kU8, {1, 1}, {1}), F32({}, {1}), Q(kU8, {}, {0}), Q(kU8, {1, 1}, {1}), F32({}, {1}), Q(kU8, {}, {0}),
               F32({2}, {1, 1}), Q(kU8, {}, {0})},
              "y_scale must have one element");
   CheckFails(NodeOf("QLinearConv"),
-             {Q(kU8, {1, 1, 2, 2}, {1, 2, 3, 4}), F32({}, {1}), Q(kU8, {}, {0}), Q(kU8, {1, 1, 1, 1}, {1}), F32({}, {1}),
-              Q(kU8, {}, {0}), F32({}, {1}), Q(kU8, {}, {0}), Q(kI32, {2}, {0, 0})},
+             {Q(kU8, {1, 1, 2, 2}, {1, 2, 3, 4}), F32({}, {1}), Q(kU8, {}, {0}), Q(kU8, {1, 1, 1, 1}, {1}),
+              F32({}, {1}), Q(kU8, {}, {0}), F32({}, {1}), Q(kU8, {}, {0}), Q(kI32, {2}, {0, 0})},
              "B must be int32 of shape [1]");
 }

@@ -1,4 +1,4 @@
-// Softmax and LogSoftmax. Expected values computed with numpy (float64) as
+// Softmax, LogSoftmax, Hardmax (Hardmax: one-hot of the first maximum, written by hand). Expected values computed with numpy (float64) as
 // e = exp(x - max); e / sum(e) and (x - max) - log(sum(e)), over the stated axes, and pasted.
 // Spot check by hand: softmax([1, 2]) = [1/(1+e), e/(1+e)] = [0.268941..., 0.731058...].
 #include "tests/ops/op_test_util.h"
@@ -76,4 +76,30 @@ TEST_CASE("Softmax: large inputs do not overflow (max subtracted); rejections") 
   CheckFails(NodeOf("Softmax").Attr("legacy_2d", int64_t{2}), {X()}, "legacy_2d");
   CheckFails(NodeOf("Softmax"), {F32({}, {1})}, "rank >= 1");
   CheckFails(NodeOf("LogSoftmax"), {I64({2}, {1, 2})}, "float32");
+}
+
+TEST_CASE("Hardmax-13: first maximum along the axis") {
+  // Rows of [[1,3,3,2],[0,-1,-2,-5]]: the first 3 wins (index 1); row 2: index 0.
+  Check(NodeOf("Hardmax"), {F32({2, 4}, {1, 3, 3, 2, 0, -1, -2, -5})}, {{{2, 4}, {0, 1, 0, 0, 1, 0, 0, 0}}});
+  // X() along axis 1 (pairs x[i,0,k], x[i,1,k]): (1,3) -> 3, (2,4) -> 4, (0,1) -> 1, (0,-1) -> 0.
+  Check(NodeOf("Hardmax").Attr("axis", int64_t{1}), {X()}, {{{2, 2, 2}, {0, 0, 1, 1, 0, 1, 1, 0}}});
+  // Axis 0: x[0] = [1,2,3,4] beats x[1] = [0,0,1,-1] everywhere.
+  Check(NodeOf("Hardmax").Attr("axis", int64_t{-3}), {X()}, {{{2, 2, 2}, {1, 1, 1, 1, 0, 0, 0, 0}}});
+  // A NaN counts as the maximum (numpy.argmax): the first NaN gets the 1.
+  const double nan = std::nan("");
+  Check(NodeOf("Hardmax"), {F32({2, 3}, {1, nan, nan, nan, 5, 6})}, {{{2, 3}, {0, 1, 0, 1, 0, 0}}});
+  Check(NodeOf("Hardmax"), {Make(DType::kFloat64, {3}, {-1, -0.5, -0.75})}, {{{3}, {0, 1, 0}, DType::kFloat64}});
+  Check(NodeOf("Hardmax"), {Make(DType::kFloat16, {3}, {2, 2.5, 0.5})}, {{{3}, {0, 1, 0}, DType::kFloat16}});
+}
+
+TEST_CASE("Hardmax legacy_2d one-hot over the flattened trailing block; rejections") {
+  // axis 1, legacy: rows of x.reshape(2, 4) = [1,2,3,4], [0,0,1,-1] -> index 3 and index 2.
+  Check(NodeOf("Hardmax").Attr("axis", int64_t{1}).Attr("legacy_2d", int64_t{1}), {X()},
+        {{{2, 2, 2}, {0, 0, 0, 1, 0, 0, 1, 0}}});
+  // axis 0, legacy: one row of all 8: the 4 (index 3).
+  Check(NodeOf("Hardmax").Attr("axis", int64_t{0}).Attr("legacy_2d", int64_t{1}), {X()},
+        {{{2, 2, 2}, {0, 0, 0, 1, 0, 0, 0, 0}}});
+  CheckFails(NodeOf("Hardmax"), {I64({2}, {1, 2})}, "float32, float64 or float16");
+  CheckFails(NodeOf("Hardmax").Attr("axis", int64_t{-4}), {X()}, "out of range");
+  CheckFails(NodeOf("Hardmax"), {F32({}, {1})}, "rank >= 1");
 }

@@ -1,0 +1,59 @@
+// Conv-11 geometry shared by the reference Conv, ConvInteger and QLinearConv kernels: attributes
+// parsed once, and per call the shapes padded to 3 spatial dims with the begin pads resolved
+// (auto_pad SAME_*: total max(0, (O-1)s + (k-1)d + 1 - D), the odd element at the end for
+// SAME_UPPER, at the beginning for SAME_LOWER). Shape inference (InferConvGeometry) has checked
+// every attribute before these run.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/ir/graph.h"
+
+namespace tare {
+
+/// Conv attributes as given on the node (empty vectors = defaults).
+struct ConvAttrs {
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+
+  /// Reads group, strides, dilations, pads and auto_pad. Errors: wrong attribute kinds, group < 1.
+  static Result<ConvAttrs> Parse(const Node& node) {
+    ConvAttrs a;
+    TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
+    if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
+    TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
+    TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
+    TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));
+    TARE_ASSIGN_OR_RETURN(a.auto_pad, node.GetString("auto_pad", "NOTSET"));
+    return a;
+  }
+};
+
+/// Geometry of one call, padded to 3 spatial dims (index 0 = depth, 1 = rows, 2 = columns).
+struct ConvGeometry {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
+
+  /// From the shapes of X (N C D...), W (M C/g k...) and Y (N M O...).
+  ConvGeometry(const ConvAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
+    const size_t nsp = x.size() - 2;
+    for (size_t i = 0; i < nsp; ++i) {
+      const size_t j = 3 - nsp + i;
+      in[j] = x[2 + i];
+      out[j] = y[2 + i];
+      k[j] = w[2 + i];
+      s[j] = a.strides.empty() ? 1 : a.strides[i];
+      d[j] = a.dilations.empty() ? 1 : a.dilations[i];
+      if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+        const int64_t total = std::max<int64_t>(0, (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1 - in[j]);
+        pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
+        pb[j] = a.pads[i];
+      }
+    }
+  }
+};
+
+}  // namespace tare
