@@ -56,7 +56,8 @@ Status Loss(const LossAttrs& a, const std::vector<const Tensor*>& in, const std:
   const Tensor& tt = *in[1];
   const U* w = in.size() > 2 && in[2] ? in[2]->as<U>() : nullptr;
   const int64_t n = xt.shape[0], c = xt.shape[1];
-  const int64_t d = n * c == 0 ? 0 : xt.numel() / (n * c);
+  int64_t d = 1;  // D1 * ... * Dk (from the shape: C may be 0 while targets exist)
+  for (size_t i = 2; i < xt.shape.size(); ++i) d *= xt.shape[i];
   const U* p = xt.as<U>();
   std::vector<U> tmp;
   if (a.sce) {
@@ -67,7 +68,7 @@ Status Loss(const LossAttrs& a, const std::vector<const Tensor*>& in, const std:
       tmp.resize(static_cast<size_t>(xt.numel()));
       lp = tmp.data();
     }
-    LogSoftmaxClasses<U>(p, lp, n, c, d);
+    if (c > 0) LogSoftmaxClasses<U>(p, lp, n, c, d);
     p = lp;
   }
   U* y = out[0]->as<U>();

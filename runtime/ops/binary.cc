@@ -8,7 +8,8 @@
 //     Integer Add/Sub/Mul wrap around (two's complement, as numpy). Integer Div truncates toward
 //     zero (C++ semantics); INT_MIN / -1 wraps to INT_MIN; a zero divisor makes the kernel fail
 //     with an error naming Div (never a crash). Float ops are one IEEE operation rounded once to
-//     the storage type (float16: computed in float, exact before the one rounding to half).
+//     the storage type (float16: computed in float, then rounded to half; float's 24 >= 2*11+2
+//     bits make that double rounding equal to one correct rounding).
 //   Pow: y = x ^ exponent, multidirectional broadcasting; x (T) is float16/float32/float64/int32/
 //     int64, exponent (T1) is any of those or int8/int16/uint8..uint64 and may differ from T; y
 //     has x's dtype. Float x: pow evaluated in double and rounded once to x's type. Integer x with

@@ -27,6 +27,12 @@ Status InferUnary(InferContext& ctx) {
       if (n != 1) return ctx.Error(std::string(i == 1 ? "min" : "max") + " must be a scalar, got shape " + ShapeStr(ctx.in[i].shape));
     }
   }
+  if (op == "Dropout" && ctx.has(2)) {
+    // training_mode = true would drop random elements: tare implements inference only.
+    TARE_ASSIGN_OR_RETURN(const Tensor* training, ctx.Known(2, "training_mode"));
+    if (training->numel() != 1) return ctx.Error("training_mode must be a scalar");
+    if (ReadInt(*training, 0) != 0) return ctx.Error("training_mode = true is not supported (inference only)");
+  }
   ctx.SetOut(0, x.dtype, x.shape);
   if (op == "Dropout") ctx.SetOut(1, DType::kBool, x.shape);
   return Status::Ok();

@@ -187,4 +187,5 @@ TEST_CASE("legacy broadcast attributes of opsets 1-6") {
   CheckFails(NodeOf("Add").Attr("broadcast", 1).Attr("axis", 2), {F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({3}, {1, 2, 3})},
              "does not fit");
   CheckFails(NodeOf("Add").Attr("broadcast", 2), {F32({2}, {1, 2}), F32({2}, {3, 4})}, "broadcast must be 0 or 1");
+  CheckFails(NodeOf("Add").Attr("broadcast", "yes"), {F32({2}, {1, 2}), F32({2}, {3, 4})}, "broadcast");
 }

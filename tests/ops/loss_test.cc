@@ -90,3 +90,10 @@ TEST_CASE("Loss rejections") {
   CheckFails(Sce("none"), {I64({1, 2}, {1, 2}), I64({1}, {0})}, "float32 or float64");
   CheckFails(NodeOf("NegativeLogLikelihoodLoss", 2), {Scores(), Target()}, "one output");
 }
+
+TEST_CASE("Loss with no classes: every target is out of range; empty batch gives 0 / 0") {
+  CheckFails(Sce("none"), {F32({2, 0}, {}), I64({2}, {0, 0})}, "out of range");
+  CheckFails(Nll("sum"), {F32({1, 0, 2}, {}), I64({1, 2}, {0, 0})}, "out of range");
+  Check(Sce("mean"), {F32({0, 3}, {}), I64({0}, {})}, {{{}, {std::nan("")}}});
+  Check(Sce("sum").Attr("ignore_index", int64_t{0}), {F32({1, 0}, {}), I64({1}, {0})}, {{{}, {0}}});
+}

@@ -52,3 +52,10 @@ TEST_CASE("unary ops reject what they cannot compute") {
   CheckFails(NodeOf("Exp"), {I64({1}, {1})}, "not supported");
   CheckFails(NodeOf("Relu"), {F32({1}, {1}), F32({1}, {1})}, "expects 1 inputs");
 }
+
+TEST_CASE("Dropout refuses training mode instead of silently returning x") {
+  Tensor on = Make(DType::kBool, {}, {1});
+  Tensor off = Make(DType::kBool, {}, {0});
+  CheckFails(NodeOf("Dropout"), {F32({2}, {1, 2}), F32({}, {0.5}), on}, "training_mode = true");
+  Check(NodeOf("Dropout"), {F32({2}, {1, 2}), F32({}, {0.5}), off}, {{{2}, {1, 2}}});
+}

@@ -57,4 +57,5 @@ TEST_CASE("variadic ops reject what they cannot compute") {
   CheckFails(NodeOf("Max"), {F32({1}, {1}), I64({1}, {2})}, "differs");
   CheckFails(NodeOf("Min"), {F32({2}, {1, 2}), F32({3}, {1, 2, 3})}, "cannot be broadcast");
   CheckFails(NodeOf("Mean"), {Make(DType::kBool, {1}, {1})}, "not supported");
+  CheckFails(NodeOf("Sum"), {F32({1}, {1}), Tensor(), F32({1}, {2})}, "input 1 is missing");
 }
