@@ -178,8 +178,8 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
       TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
       vi[n.outputs[k]] = outs[k];
     }
-    // Shape only reads its input's shape, which is known here: fold it too.
-    bool shape_only = n.op == "Shape" && n.domain.empty();
+    // Shape and Size only read their input's shape, which is known here: fold them too.
+    bool shape_only = (n.op == "Shape" || n.op == "Size") && n.domain.empty();
     if (all_known || shape_only) {
       std::vector<Tensor> dummies(n.inputs.size());
       std::vector<const Tensor*> ptrs(n.inputs.size(), nullptr);
