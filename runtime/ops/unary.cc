@@ -31,7 +31,16 @@ Status InferUnary(InferContext& ctx) {
     // training_mode = true would drop random elements: tare implements inference only.
     TARE_ASSIGN_OR_RETURN(const Tensor* training, ctx.Known(2, "training_mode"));
     if (training->numel() != 1) return ctx.Error("training_mode must be a scalar");
-    if (ReadInt(*training, 0) != 0) return ctx.Error("training_mode = true is not supported (inference only)");
+    if (ReadInt(*training, 0) != 0) {
+      // Training with ratio 0 keeps every element (deterministic); any other ratio is random.
+      double ratio = 0.5;
+      if (ctx.has(1)) {
+        TARE_ASSIGN_OR_RETURN(const Tensor* r, ctx.Known(1, "ratio"));
+        if (r->numel() != 1) return ctx.Error("ratio must be a scalar");
+        ratio = ReadDouble(*r, 0);
+      }
+      if (ratio != 0.0) return ctx.Error("training_mode = true is not supported (inference only)");
+    }
   }
   ctx.SetOut(0, x.dtype, x.shape);
   if (op == "Dropout") ctx.SetOut(1, DType::kBool, x.shape);

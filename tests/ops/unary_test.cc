@@ -59,3 +59,8 @@ TEST_CASE("Dropout refuses training mode instead of silently returning x") {
   CheckFails(NodeOf("Dropout"), {F32({2}, {1, 2}), F32({}, {0.5}), on}, "training_mode = true");
   Check(NodeOf("Dropout"), {F32({2}, {1, 2}), F32({}, {0.5}), off}, {{{2}, {1, 2}}});
 }
+
+TEST_CASE("Dropout in training mode with ratio 0 keeps every element") {
+  Check(NodeOf("Dropout", 2), {F32({2}, {1, 2}), F32({}, {0}), Make(DType::kBool, {}, {1})},
+        {{{2}, {1, 2}}, {{2}, {1, 1}, DType::kBool}});
+}
