@@ -310,25 +310,18 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
   if (!im.planned || shapes != im.planned_shapes) TARE_RETURN_IF_ERROR(im.Plan(shapes));
   if (im.dynamic) {
     TARE_RETURN_IF_ERROR(im.RunDynamic(bound));
-    outputs->clear();
-    for (int v : g.outputs) {
-      const Tensor& s = im.slots[v];
-      TARE_ASSIGN_OR_RETURN(Tensor copy, ConvertTensor(s, s.dtype));
-      outputs->push_back({g.values[v].name, std::move(copy)});
+  } else {
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      Tensor& slot = im.slots[g.inputs[i]];
+      const Tensor& t = *bound[i];
+      if (slot.dtype == t.dtype) {
+        if (t.nbytes()) std::memcpy(slot.data, t.data, t.nbytes());
+      } else {
+        for (int64_t k = 0; k < t.numel(); ++k) WriteDouble(slot, k, ReadDouble(t, k));
+      }
     }
-    return Status::Ok();
+    for (auto& p : im.partitions) TARE_RETURN_IF_ERROR(p->Run(im.slots));
   }
-
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    Tensor& slot = im.slots[g.inputs[i]];
-    const Tensor& t = *bound[i];
-    if (slot.dtype == t.dtype) {
-      if (t.nbytes()) std::memcpy(slot.data, t.data, t.nbytes());
-    } else {
-      for (int64_t k = 0; k < t.numel(); ++k) WriteDouble(slot, k, ReadDouble(t, k));
-    }
-  }
-  for (auto& p : im.partitions) TARE_RETURN_IF_ERROR(p->Run(im.slots));
   outputs->clear();
   for (int v : g.outputs) {
     const Tensor& s = im.slots[v];

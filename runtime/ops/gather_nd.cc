@@ -16,15 +16,6 @@
 namespace tare {
 namespace {
 
-/// Checks that index position p of a known index tensor lies in [-dim, dim-1].
-Status CheckIndex(const InferContext& ctx, const Tensor& ind, int64_t p, int64_t dim) {
-  const int64_t v = ReadInt(ind, p);
-  if (v < -dim || v >= dim)
-    return ctx.Error("index " + std::to_string(v) + " (position " + std::to_string(p) + " of indices) is out of range [" +
-                     std::to_string(-dim) + ", " + std::to_string(dim - 1) + "]");
-  return Status::Ok();
-}
-
 /// GatherND shape inference (semantics above).
 Status InferGatherND(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
@@ -42,7 +33,7 @@ Status InferGatherND(InferContext& ctx) {
     return ctx.Error("indices.shape[-1] must be in [1, " + std::to_string(r - b) + "], got " + std::to_string(m));
   if (ctx.in[1].value) {
     const Tensor& t = *ctx.in[1].value;
-    for (int64_t p = 0; p < t.numel(); ++p) TARE_RETURN_IF_ERROR(CheckIndex(ctx, t, p, data[b + p % m]));
+    for (int64_t p = 0; p < t.numel(); ++p) TARE_RETURN_IF_ERROR(ctx.CheckIndex(t, p, data[b + p % m]));
   }
   Shape y(ind.begin(), ind.end() - 1);
   y.insert(y.end(), data.begin() + b + m, data.end());
@@ -65,7 +56,7 @@ Status InferGatherElements(InferContext& ctx) {
                        std::to_string(data[d]) + ")");
   if (ctx.in[1].value) {
     const Tensor& t = *ctx.in[1].value;
-    for (int64_t p = 0; p < t.numel(); ++p) TARE_RETURN_IF_ERROR(CheckIndex(ctx, t, p, data[axis]));
+    for (int64_t p = 0; p < t.numel(); ++p) TARE_RETURN_IF_ERROR(ctx.CheckIndex(t, p, data[axis]));
   }
   ctx.SetOut(0, ctx.in[0].dtype, ind);
   return Status::Ok();

@@ -55,6 +55,14 @@ Result<std::vector<int64_t>> InferContext::IntsAttr(const char* name, size_t cou
   return v;
 }
 
+Status InferContext::CheckIndex(const Tensor& indices, int64_t p, int64_t dim) const {
+  const int64_t v = ReadInt(indices, p);
+  if (v < -dim || v >= dim)
+    return Error("index " + std::to_string(v) + " (position " + std::to_string(p) + " of indices) is out of range [" +
+                 std::to_string(-dim) + ", " + std::to_string(dim - 1) + "]");
+  return Status::Ok();
+}
+
 void InferContext::SetOut(size_t i, DType dtype, Shape shape) {
   if (i >= out.size() || node.outputs[i] < 0) return;  // omitted optional output
   out[i].present = true;

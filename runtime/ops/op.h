@@ -43,6 +43,9 @@ struct InferContext {
   /// `count` values when the attribute is absent (e.g. strides, dilations, pads).
   Result<std::vector<int64_t>> IntsAttr(const char* name, size_t count, int64_t dflt, int64_t lo,
                                         int64_t hi = kMaxElements) const;
+  /// Checks that element p of a known index tensor lies in [-dim, dim-1]; the error names the
+  /// value and its position.
+  Status CheckIndex(const Tensor& indices, int64_t p, int64_t dim) const;
   /// Sets output i (ignored when the node omits that output: nothing is computed for it).
   void SetOut(size_t i, DType dtype, Shape shape);
 };

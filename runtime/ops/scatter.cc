@@ -17,15 +17,6 @@
 namespace tare {
 namespace {
 
-/// Checks that index position p of a known index tensor lies in [-dim, dim-1].
-Status CheckIndex(const InferContext& ctx, const Tensor& ind, int64_t p, int64_t dim) {
-  const int64_t v = ReadInt(ind, p);
-  if (v < -dim || v >= dim)
-    return ctx.Error("index " + std::to_string(v) + " (position " + std::to_string(p) + " of indices) is out of range [" +
-                     std::to_string(-dim) + ", " + std::to_string(dim - 1) + "]");
-  return Status::Ok();
-}
-
 /// ScatterElements/Scatter shape checks (semantics above).
 Status InferElements(InferContext& ctx) {
   const Shape& data = ctx.in[0].shape;
@@ -43,7 +34,7 @@ Status InferElements(InferContext& ctx) {
                        std::to_string(data[d]) + ")");
   if (ctx.in[1].value)
     for (int64_t p = 0; p < ctx.in[1].value->numel(); ++p)
-      TARE_RETURN_IF_ERROR(CheckIndex(ctx, *ctx.in[1].value, p, data[axis]));
+      TARE_RETURN_IF_ERROR(ctx.CheckIndex(*ctx.in[1].value, p, data[axis]));
   return Status::Ok();
 }
 
@@ -62,7 +53,7 @@ Status InferND(InferContext& ctx) {
                      " (indices.shape[:-1] + data.shape[k:])");
   if (ctx.in[1].value)
     for (int64_t p = 0; p < ctx.in[1].value->numel(); ++p)
-      TARE_RETURN_IF_ERROR(CheckIndex(ctx, *ctx.in[1].value, p, data[p % k]));
+      TARE_RETURN_IF_ERROR(ctx.CheckIndex(*ctx.in[1].value, p, data[p % k]));
   return Status::Ok();
 }
 
