@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/softmax_block.h"
 
 namespace tare {
 namespace {
@@ -24,30 +25,6 @@ struct LossAttrs {
   bool has_ignore = false;
   int64_t ignore = 0;
 };
-
-/// Log-softmax over the class axis of x [N, C, D] into lp (same layout).
-template <class U>
-void LogSoftmaxClasses(const U* x, U* lp, int64_t n, int64_t c, int64_t d) {
-  std::vector<U> mx(static_cast<size_t>(d)), sum(static_cast<size_t>(d));
-  for (int64_t ni = 0; ni < n; ++ni) {
-    const U* xo = x + ni * c * d;
-    U* lo = lp + ni * c * d;
-    for (int64_t j = 0; j < d; ++j) mx[j] = xo[j];
-    for (int64_t k = 1; k < c; ++k)
-      for (int64_t j = 0; j < d; ++j)
-        if (xo[k * d + j] > mx[j]) mx[j] = xo[k * d + j];
-    for (int64_t j = 0; j < d; ++j) sum[j] = 0;
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t j = 0; j < d; ++j) {
-        const U diff = xo[k * d + j] - mx[j];
-        lo[k * d + j] = diff;
-        sum[j] = sum[j] + ViaDouble<U>([](double v) { return std::exp(v); }, diff);
-      }
-    for (int64_t j = 0; j < d; ++j) sum[j] = ViaDouble<U>([](double v) { return std::log(v); }, sum[j]);
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t j = 0; j < d; ++j) lo[k * d + j] = lo[k * d + j] - sum[j];
-  }
-}
 
 /// Computes the loss (and log_prob for SoftmaxCrossEntropyLoss) on element type U.
 template <class U>
@@ -68,7 +45,7 @@ Status Loss(const LossAttrs& a, const std::vector<const Tensor*>& in, const std:
       tmp.resize(static_cast<size_t>(xt.numel()));
       lp = tmp.data();
     }
-    if (c > 0) LogSoftmaxClasses<U>(p, lp, n, c, d);
+    if (c > 0) SoftmaxBlock<U>(p, lp, n, c, d, /*log=*/true);
     p = lp;
   }
   U* y = out[0]->as<U>();

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/softmax_block.h"
 
 namespace tare {
 namespace {
@@ -79,34 +80,7 @@ Result<KernelFn> MakeSoftmax(const Node& node) {
     if (outer * k * inner == 0) return Status::Ok();
     const T* x = in[0]->as<T>();
     T* y = out[0]->as<T>();
-    std::vector<T> mx(static_cast<size_t>(inner)), sum(static_cast<size_t>(inner));
-    for (int64_t o = 0; o < outer; ++o) {
-      const T* xo = x + o * k * inner;
-      T* yo = y + o * k * inner;
-      for (int64_t j = 0; j < inner; ++j) mx[j] = xo[j];
-      for (int64_t kk = 1; kk < k; ++kk)
-        for (int64_t j = 0; j < inner; ++j)
-          if (xo[kk * inner + j] > mx[j]) mx[j] = xo[kk * inner + j];
-      for (int64_t j = 0; j < inner; ++j) sum[j] = 0;
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t j = 0; j < inner; ++j) {
-          const T d = xo[kk * inner + j] - mx[j];
-          const T e = ViaDouble<T>([](double v) { return std::exp(v); }, d);
-          sum[j] = sum[j] + e;
-          if (!log) yo[kk * inner + j] = e;
-        }
-      if (log) {
-        for (int64_t j = 0; j < inner; ++j) sum[j] = ViaDouble<T>([](double v) { return std::log(v); }, sum[j]);
-        for (int64_t kk = 0; kk < k; ++kk)
-          for (int64_t j = 0; j < inner; ++j) {
-            const T d = xo[kk * inner + j] - mx[j];
-            yo[kk * inner + j] = d - sum[j];
-          }
-      } else {
-        for (int64_t kk = 0; kk < k; ++kk)
-          for (int64_t j = 0; j < inner; ++j) yo[kk * inner + j] = yo[kk * inner + j] / sum[j];
-      }
-    }
+    SoftmaxBlock<T>(x, y, outer, k, inner, log);
     return Status::Ok();
   });
 }
