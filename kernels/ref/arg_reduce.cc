@@ -11,13 +11,6 @@
 namespace tare {
 namespace {
 
-/// True for a NaN of a floating type; integers are never NaN.
-template <class V>
-bool IsNan(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::isnan(v);
-  else return false;
-}
-
 /// True when v should replace best: NaN beats numbers; ties go to v only when `last`.
 template <bool kMax, class V>
 bool Better(V v, V best, bool last) {

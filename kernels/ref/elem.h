@@ -103,6 +103,13 @@ bool VisitNumeric(DType d, F&& f) {
   return VisitFloat(d, f) || VisitInteger(d, f);
 }
 
+/// True for a NaN of a floating type; integers are never NaN.
+template <class V>
+inline bool IsNan(V v) {
+  if constexpr (std::is_floating_point_v<V>) return std::isnan(v);
+  else return false;
+}
+
 /// Integer arithmetic that wraps around like two's complement, without undefined behaviour:
 /// operands are widened to an unsigned type of at least `unsigned int`'s width, combined, and
 /// the result narrowed back to I.

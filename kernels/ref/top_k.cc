@@ -13,13 +13,6 @@
 namespace tare {
 namespace {
 
-/// True for a NaN of a floating type; integers are never NaN.
-template <class V>
-bool IsNan(V v) {
-  if constexpr (std::is_floating_point_v<V>) return std::isnan(v);
-  else return false;
-}
-
 /// Writes the top k of every line of x (viewed as [outer, dim, inner]) to vals/idx ([outer, k, inner]).
 template <class E>
 void TopKLines(const Tensor& x, Tensor* vals, Tensor* idx, size_t axis, int64_t k, bool largest) {

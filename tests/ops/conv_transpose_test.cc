@@ -9,17 +9,6 @@ using namespace tare::test;
 
 namespace {
 
-// Test tensors are built by functions: doctest assertions (in F32) must not run during static
-// initialization.
-
-/// float32 tensor with element i = ((i * mul + off) % mod) - mod / 2 (same formula in Python).
-Tensor Seq(const Shape& shape, int64_t mul, int64_t mod, int64_t off = 0) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = double((i * mul + off) % mod - mod / 2);
-  return F32(shape, v);
-}
 
 using Ints = std::vector<int64_t>;
 Tensor X1() { return F32({1, 1, 3}, {1, 2, 3}); }

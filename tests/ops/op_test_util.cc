@@ -33,6 +33,14 @@ Tensor I64(const Shape& shape, std::vector<int64_t> values) {
   return t;
 }
 
+Tensor Seq(const Shape& shape, int64_t mul, int64_t mod, int64_t off) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = double((i * mul + off) % mod - mod / 2);
+  return F32(shape, v);
+}
+
 NodeOf::NodeOf(const std::string& op, int n_out) {
   node.op = op;
   node.name = "test_" + op;

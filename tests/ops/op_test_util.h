@@ -20,6 +20,11 @@ Tensor I64(const Shape& shape, std::vector<int64_t> values);
 /// A tensor of any dtype from doubles (converted with C++ semantics).
 Tensor Make(DType dtype, const Shape& shape, std::vector<double> values);
 
+/// A float32 tensor whose element i is ((i * mul + off) % mod) - mod / 2: small integers, so dot
+/// products are exact and expected values can be computed by an independent script with the same
+/// formula.
+Tensor Seq(const Shape& shape, int64_t mul, int64_t mod, int64_t off = 0);
+
 /// Fluent node builder: NodeOf("Conv").Attr("pads", {1,1,1,1}).
 struct NodeOf {
   Node node;
