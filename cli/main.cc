@@ -168,8 +168,14 @@ int CmdOps(bool markdown) {
                 "ONNX models of opsets 1 to 17 are converted to the forms below (converters/onnx).\n"
                 "Error budgets: docs/NUMERICS.md.\n\n"
                 "| op | semantics | family | error budget | backends |\n| --- | --- | --- | --- | --- |\n");
+    auto cell = [](const char* text) {  // a '|' inside a cell must be escaped in Markdown
+      std::string c;
+      for (const char* p = text; *p; ++p) c += *p == '|' ? std::string("\\|") : std::string(1, *p);
+      return c;
+    };
     for (const OpSpec& s : AllOps())
-      std::printf("| %s | %s | %s | %s | %s |\n", s.name, s.doc, s.family, s.budget.text, names.c_str());
+      std::printf("| %s | %s | %s | %s | %s |\n", s.name, cell(s.doc).c_str(), s.family, cell(s.budget.text).c_str(),
+                  names.c_str());
     return 0;
   }
   std::printf("%-26s %-14s %-10s %s\n", "op", "family", "backends", "semantics / error budget");
