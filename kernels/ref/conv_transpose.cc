@@ -11,16 +11,15 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/ref/conv_geometry.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
 namespace {
 
 /// ConvTranspose attributes as given on the node (empty vectors = defaults).
-struct ConvTAttrs {
-  int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads, output_padding;
-  std::string auto_pad;
+struct ConvTAttrs : ConvAttrs {
+  std::vector<int64_t> output_padding;
   bool has_output_shape = false;
 };
 
@@ -118,13 +117,8 @@ Status RunConvTranspose(const ConvTAttrs& a, const Tensor& X, const Tensor& W, c
 template <class T>
 Result<KernelFn> MakeConvTranspose(const Node& node) {
   ConvTAttrs a;
-  TARE_ASSIGN_OR_RETURN(a.group, node.GetInt("group", 1));
-  if (a.group < 1) return Status::Error(node.Where() + ": attribute 'group' must be >= 1");
-  TARE_ASSIGN_OR_RETURN(a.strides, node.GetInts("strides"));
-  TARE_ASSIGN_OR_RETURN(a.dilations, node.GetInts("dilations"));
-  TARE_ASSIGN_OR_RETURN(a.pads, node.GetInts("pads"));
+  TARE_ASSIGN_OR_RETURN(static_cast<ConvAttrs&>(a), ConvAttrs::Parse(node));
   TARE_ASSIGN_OR_RETURN(a.output_padding, node.GetInts("output_padding"));
-  TARE_ASSIGN_OR_RETURN(a.auto_pad, node.GetString("auto_pad", "NOTSET"));
   a.has_output_shape = node.has("output_shape");
   return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     return RunConvTranspose<T>(a, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, *out[0]);

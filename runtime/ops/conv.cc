@@ -14,6 +14,24 @@
 #include "runtime/ops/specs.h"
 
 namespace tare {
+Result<ConvWindow> ReadConvWindow(const InferContext& ctx, const Shape& w) {
+  const size_t nsp = w.size() - 2;
+  if (ctx.node.has("kernel_shape")) {
+    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.node.GetInts("kernel_shape"));
+    if (ks != std::vector<int64_t>(w.begin() + 2, w.end()))
+      return ctx.Error("attribute 'kernel_shape' does not match W's spatial dims " + ShapeStr(w));
+  }
+  ConvWindow win;
+  TARE_ASSIGN_OR_RETURN(win.strides, ctx.IntsAttr("strides", nsp, 1, 1));
+  TARE_ASSIGN_OR_RETURN(win.dilations, ctx.IntsAttr("dilations", nsp, 1, 1));
+  TARE_ASSIGN_OR_RETURN(win.pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0));
+  TARE_ASSIGN_OR_RETURN(win.auto_pad, ctx.node.GetString("auto_pad", "NOTSET"));
+  const std::string& ap = win.auto_pad;
+  if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+    return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + ap + "'");
+  return win;
+}
+
 Result<Shape> InferConvGeometry(const InferContext& ctx, size_t xi, size_t wi) {
   const Shape& x = ctx.in[xi].shape;
   const Shape& w = ctx.in[wi].shape;
@@ -32,17 +50,11 @@ Result<Shape> InferConvGeometry(const InferContext& ctx, size_t xi, size_t wi) {
     return ctx.Error("W.shape[0] = " + std::to_string(M) + " is not divisible by group " + std::to_string(group));
   for (size_t i = 0; i < nsp; ++i)
     if (w[2 + i] < 1) return ctx.Error("W has an empty spatial dim: shape " + ShapeStr(w));
-  if (ctx.node.has("kernel_shape")) {
-    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.node.GetInts("kernel_shape"));
-    if (ks != std::vector<int64_t>(w.begin() + 2, w.end()))
-      return ctx.Error("attribute 'kernel_shape' does not match W's spatial dims " + ShapeStr(w));
-  }
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.IntsAttr("strides", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, ctx.IntsAttr("dilations", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0));
-  TARE_ASSIGN_OR_RETURN(std::string auto_pad, ctx.node.GetString("auto_pad", "NOTSET"));
-  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
-    return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + auto_pad + "'");
+  TARE_ASSIGN_OR_RETURN(ConvWindow win, ReadConvWindow(ctx, w));
+  const std::vector<int64_t>& strides = win.strides;
+  const std::vector<int64_t>& dilations = win.dilations;
+  const std::vector<int64_t>& pads = win.pads;
+  const std::string& auto_pad = win.auto_pad;
   if (auto_pad != "NOTSET") {
     for (int64_t p : pads)
       if (p != 0) return ctx.Error("attribute 'pads' cannot be used with auto_pad " + auto_pad);

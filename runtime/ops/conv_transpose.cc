@@ -47,18 +47,12 @@ Status InferConvTranspose(InferContext& ctx) {
     if (w[2 + i] < 1) return ctx.Error("W has an empty spatial dim: shape " + ShapeStr(w));
     if (x[2 + i] < 1) return ctx.Error("X has an empty spatial dim: shape " + ShapeStr(x));
   }
-  if (ctx.node.has("kernel_shape")) {
-    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.node.GetInts("kernel_shape"));
-    if (ks != std::vector<int64_t>(w.begin() + 2, w.end()))
-      return ctx.Error("attribute 'kernel_shape' does not match W's spatial dims " + ShapeStr(w));
-  }
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.IntsAttr("strides", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, ctx.IntsAttr("dilations", nsp, 1, 1));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.IntsAttr("pads", 2 * nsp, 0, 0));
+  TARE_ASSIGN_OR_RETURN(ConvWindow win, ReadConvWindow(ctx, w));
+  const std::vector<int64_t>& strides = win.strides;
+  const std::vector<int64_t>& dilations = win.dilations;
+  std::vector<int64_t> pads = win.pads;
+  const std::string auto_pad = win.auto_pad;
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, ctx.IntsAttr("output_padding", nsp, 0, 0));
-  TARE_ASSIGN_OR_RETURN(std::string auto_pad, ctx.node.GetString("auto_pad", "NOTSET"));
-  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
-    return ctx.Error("attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" + auto_pad + "'");
   std::vector<int64_t> out_shape;
   const bool has_out_shape = ctx.node.has("output_shape");
   if (has_out_shape) {

@@ -27,6 +27,15 @@ constexpr ErrorBudget kBudgetRnn{16, 1, "<= T (K + 16) eps per step  (K = input+
 /// weighted sum accumulated per axis (cubic: 4 terms, sum|w| <= 1.3 per axis): <= 32 eps max|x|.
 constexpr ErrorBudget kBudgetResize{32, 0, "<= 32 eps max|x| (weights rounded once)"};
 
+/// The sliding-window attributes of Conv-11 / ConvTranspose-11, validated: kernel_shape (if
+/// given) equals W's spatial dims, strides and dilations >= 1, pads >= 0 (2 per spatial axis),
+/// auto_pad one of NOTSET, VALID, SAME_UPPER, SAME_LOWER. Defined in runtime/ops/conv.cc.
+struct ConvWindow {
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+};
+Result<ConvWindow> ReadConvWindow(const InferContext& ctx, const Shape& w);
+
 /// Conv-11 geometry shared by Conv, ConvInteger and QLinearConv: checks ranks (3 to 5), group
 /// against channels, kernel_shape, strides, dilations, pads and auto_pad of ctx.node for input X
 /// (ctx.in[xi], N C D...) and weights W (ctx.in[wi], M C/group k...), and returns Y's shape
