@@ -50,7 +50,14 @@ struct Writer {
   std::vector<uint8_t> weights;
 
   Result<flatbuffers::Offset<fb::Weight>> AddWeight(const Tensor& t, const std::string& what) {
+    if (!t.is_tensor()) return Status::Error("constant '" + what + "' is a " + ValueKindName(t.kind) + ", not a tensor");
     if (!t.data && t.numel() != 0) return Status::Error("constant '" + what + "' has no data");
+    if (t.dtype == DType::kString) {
+      std::vector<std::string> elems(t.as<std::string>(), t.as<std::string>() + t.numel());
+      auto strings = fbb.CreateVectorOfStrings(elems);
+      auto shape = fbb.CreateVector(t.shape);
+      return fb::CreateWeight(fbb, static_cast<int32_t>(t.dtype), shape, 0, 0, strings);
+    }
     size_t off = Align64(weights.size());
     size_t n = t.nbytes();
     weights.resize(off + n);
@@ -66,7 +73,8 @@ struct Writer {
       if (v.is_constant) { TARE_ASSIGN_OR_RETURN(w, AddWeight(v.constant, v.name)); }
       auto name = fbb.CreateString(v.name);
       auto shape = fbb.CreateVector(v.shape);
-      values.push_back(fb::CreateValue(fbb, name, static_cast<int32_t>(v.dtype), v.has_shape, shape, w));
+      values.push_back(fb::CreateValue(fbb, name, static_cast<int32_t>(v.dtype), v.has_shape, shape, w,
+                                        static_cast<int8_t>(v.kind), v.optional_of_sequence));
     }
     std::vector<flatbuffers::Offset<fb::Node>> nodes;
     for (const Node& n : g.nodes) {
@@ -115,6 +123,15 @@ struct Reader {
     Result<int64_t> n = NumElements(shape);
     if (!n.ok()) return Status::Error("weight '" + what + "': " + n.status().message());
     DType dt = static_cast<DType>(w->dtype());
+    if (dt == DType::kString) {
+      const uint64_t count = w->strings() ? w->strings()->size() : 0;
+      if (count != static_cast<uint64_t>(*n) || w->size() != 0)
+        return Status::Error("string weight '" + what + "' has " + std::to_string(count) + " strings, shape " +
+                             ShapeStr(shape) + " needs " + std::to_string(*n));
+      TARE_ASSIGN_OR_RETURN(Tensor t, Tensor::Alloc(dt, shape));
+      for (uint64_t i = 0; i < count; ++i) t.as<std::string>()[i] = w->strings()->Get(static_cast<flatbuffers::uoffset_t>(i))->str();
+      return t;
+    }
     uint64_t bytes = static_cast<uint64_t>(*n) * DTypeSize(dt);
     if (w->size() != bytes)
       return Status::Error("weight '" + what + "' size " + std::to_string(w->size()) + " does not match shape " +
@@ -142,6 +159,10 @@ struct Reader {
           return Status::Error("value '" + val.name + "' has invalid dtype " + std::to_string(v->dtype()));
         val.dtype = static_cast<DType>(v->dtype());
         val.has_shape = v->has_shape();
+        if (v->kind() < 0 || v->kind() > static_cast<int8_t>(ValueKind::kOptional))
+          return Status::Error("value '" + val.name + "' has invalid kind " + std::to_string(v->kind()));
+        val.kind = static_cast<ValueKind>(v->kind());
+        val.optional_of_sequence = v->optional_of_sequence();
         if (v->shape()) val.shape.assign(v->shape()->begin(), v->shape()->end());
         if (v->weight()) {
           TARE_ASSIGN_OR_RETURN(val.constant, ReadWeight(v->weight(), val.name));
@@ -165,7 +186,7 @@ struct Reader {
           for (const fb::Attribute* a : *n->attributes()) {
             Attr attr;
             int k = static_cast<int>(a->kind());
-            if (k < 0 || k > static_cast<int>(Attr::Kind::kGraph))
+            if (k < 0 || k > static_cast<int>(Attr::Kind::kType))
               return Status::Error(node.Where() + ": attribute '" + a->name()->str() + "' has invalid kind");
             attr.kind = static_cast<Attr::Kind>(k);
             attr.i = a->i();

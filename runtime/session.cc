@@ -132,8 +132,21 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     int v = g.inputs[i];
     vi[v] = {true, g.values[v].dtype, input_shapes[i], nullptr};
+    vi[v].kind = g.values[v].kind;
     slots[v] = Tensor::View(StorageType(g.values[v].dtype, storage), input_shapes[i], nullptr);
   }
+  auto go_dynamic = [&](size_t from) {
+    // A shape depends on run-time data, or values are not plain tensors (sequences, optionals,
+    // strings, results of control flow): evaluate node by node at every run.
+    dynamic = true;
+    planned_shapes = input_shapes;
+    planned = true;
+    for (size_t k = from; k < g.nodes.size(); ++k)
+      if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
+    return Status::Ok();
+  };
+  // Sequences, optionals and strings never live in the arena.
+  auto plain = [](const ValueInfo& i) { return i.kind == ValueKind::kTensor && !i.kernel_allocates && i.dtype != DType::kString; };
   // Dead nodes (no path to a graph output) are neither folded nor run.
   std::vector<char> needed(nv, 0);
   for (int v : g.outputs) needed[v] = 1;
@@ -161,21 +174,18 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
       ins[k].value = known[v] ? &slots[v] : nullptr;
       all_known = all_known && known[v];
     }
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] >= 0 && !known[n.inputs[k]] && !plain(ins[k])) return go_dynamic(ni);
     Result<std::vector<ValueInfo>> inferred = InferNode(n, ins);
-    if (!inferred.ok() && inferred.status().needs_value()) {
-      // A shape depends on run-time data: plan again at every run.
-      dynamic = true;
-      planned_shapes = input_shapes;
-      planned = true;
-      for (size_t k = ni; k < g.nodes.size(); ++k)
-        if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
-      return Status::Ok();
-    }
+    if (!inferred.ok() && inferred.status().needs_value()) return go_dynamic(ni);
     if (!inferred.ok()) return inferred.status();
     std::vector<ValueInfo> outs = std::move(inferred).value();
+    if (!all_known)
+      for (const ValueInfo& o : outs)
+        if (o.present && !plain(o)) return go_dynamic(ni);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k] < 0) continue;
-      TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
+      if (!outs[k].kernel_allocates) TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
       vi[n.outputs[k]] = outs[k];
     }
     // Shape and Size only read their input's shape, which is known here: fold them too.
@@ -295,8 +305,18 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     const Value& val = g.values[g.inputs[i]];
     if (!bound[i]) return Status::Error("missing input '" + val.name + "'");
     const Tensor& t = *bound[i];
-    if (val.dtype != DType::kUndefined && t.dtype != val.dtype)
+    if (t.kind != val.kind)
+      return Status::Error("input '" + val.name + "' must be a " + ValueKindName(val.kind) + ", got " + TypeStr(t));
+    if (val.dtype != DType::kUndefined && t.dtype != val.dtype && !(t.kind != ValueKind::kTensor && t.dtype == DType::kUndefined))
       return Status::Error("input '" + val.name + "' must be " + DTypeName(val.dtype) + ", got " + DTypeName(t.dtype));
+    if (t.kind != ValueKind::kTensor) {
+      if (!t.items) return Status::Error("input '" + val.name + "' has no items");
+      for (const Tensor& item : *t.items) {
+        if (val.dtype != DType::kUndefined && item.dtype != val.dtype && item.kind == ValueKind::kTensor)
+          return Status::Error("input '" + val.name + "' must hold " + DTypeName(val.dtype) + " tensors, got " + TypeStr(item));
+      }
+      continue;
+    }
     Result<int64_t> n = NumElements(t.shape);
     if (!n.ok()) return Status::Error("input '" + val.name + "': " + n.status().message());
     if (val.has_shape) {

@@ -1,22 +1,68 @@
 #include "backends/ref/eval_node.h"
 
+#include <cstring>
+
 namespace tare {
+namespace {
+
+// Families whose ops take sequences and optionals (or pass any value through).
+bool TakesAnyKind(const OpSpec& spec) {
+  const std::string f = spec.family;
+  return f == "Sequence" || f == "Optional" || f == "ControlFlow" || std::strcmp(spec.name, "Identity") == 0;
+}
+
+bool TakesStrings(const OpSpec& spec) {
+  const std::string n = spec.name;
+  return TakesAnyKind(spec) || n == "Cast" || n == "CastLike" || n == "StringNormalizer";
+}
+
+}  // namespace
 
 Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<ValueInfo>& in) {
-  const OpSpec* spec = node.domain.empty() || node.domain == "ai.onnx" ? FindOp(node.op) : nullptr;
+  const OpSpec* spec = FindOp(node);
   if (!spec) return Status::Error(node.Where() + ": unsupported op (domain '" + node.domain + "')");
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].present) continue;
+    if (in[i].kind != ValueKind::kTensor && !TakesAnyKind(*spec))
+      return Status::Error(node.Where() + ": input " + std::to_string(i) + " is a " + ValueKindName(in[i].kind) +
+                           "; " + node.op + " takes tensors");
+    if (in[i].dtype == DType::kString && !TakesStrings(*spec))
+      return Status::Error(node.Where() + ": input " + std::to_string(i) + " is a string tensor; " + node.op +
+                           " does not take strings");
+  }
   InferContext ctx{node, in, std::vector<ValueInfo>(node.outputs.size())};
   TARE_RETURN_IF_ERROR(spec->infer(ctx));
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] >= 0 && !ctx.out[i].present)
       return Status::Error(node.Where() + ": output " + std::to_string(i) + " is not produced by this op");
-    if (ctx.out[i].present) {
+    if (ctx.out[i].present && !ctx.out[i].kernel_allocates) {
       Result<int64_t> n = NumElements(ctx.out[i].shape);
       if (!n.ok()) return Status::Error(node.Where() + ": output " + std::to_string(i) + ": " + n.status().message());
     }
   }
   return ctx.out;
 }
+
+namespace {
+
+// Bytes a value holds (strings and nested items counted by element).
+size_t ValueBytes(const Tensor& t) {
+  if (!t.is_tensor()) {
+    size_t b = 0;
+    if (t.items)
+      for (const Tensor& x : *t.items) b += ValueBytes(x);
+    return b;
+  }
+  const size_t n = static_cast<size_t>(t.numel());
+  if (t.dtype == DType::kString) {
+    size_t b = 0;
+    for (size_t i = 0; i < n; ++i) b += t.as<std::string>()[i].size() + 1;
+    return b;
+  }
+  return n * DTypeSize(t.dtype);
+}
+
+}  // namespace
 
 Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute,
                                      const KernelFn* kernel, size_t max_bytes) {
@@ -27,6 +73,7 @@ Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const T
     infos[i].dtype = in[i]->dtype == compute && DTypeIsFloat(compute) ? DType::kFloat32 : in[i]->dtype;
     infos[i].shape = in[i]->shape;
     infos[i].value = in[i];
+    infos[i].kind = in[i]->kind;
   }
   TARE_ASSIGN_OR_RETURN(std::vector<ValueInfo> outs, InferNode(node, infos));
   KernelFn own;
@@ -38,17 +85,92 @@ Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const T
   std::vector<Tensor*> out_ptrs(outs.size(), nullptr);
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!outs[i].present) continue;
+    out_ptrs[i] = &result[i];
     const DType dt = StorageType(outs[i].dtype, compute);
+    if (outs[i].kernel_allocates) {
+      result[i].kind = outs[i].kind;
+      result[i].dtype = dt;
+      continue;
+    }
     const size_t bytes = static_cast<size_t>(NumElements(outs[i].shape).value()) * DTypeSize(dt);
     if (bytes > max_bytes)
       return Status::Error(node.Where() + ": output " + std::to_string(i) + " of shape " + ShapeStr(outs[i].shape) +
                            " needs " + std::to_string(bytes) + " bytes, over the session limit of " +
                            std::to_string(max_bytes));
     TARE_ASSIGN_OR_RETURN(result[i], Tensor::Alloc(dt, outs[i].shape));
-    out_ptrs[i] = &result[i];
   }
   TARE_RETURN_IF_ERROR((*kernel)(in, out_ptrs).With(node.Where()));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].present || !outs[i].kernel_allocates) continue;
+    const Tensor& r = result[i];
+    const bool missing = r.is_tensor() ? (!NumElements(r.shape).ok() || (!r.data && r.numel() != 0)) : !r.items;
+    if (missing)
+      return Status::Error(node.Where() + ": output " + std::to_string(i) + " was not produced (internal error)");
+    if (ValueBytes(r) > max_bytes)
+      return Status::Error(node.Where() + ": output " + std::to_string(i) + " (" + TypeStr(r) + ") needs " +
+                           std::to_string(ValueBytes(r)) + " bytes, over the session limit of " + std::to_string(max_bytes));
+  }
   return result;
+}
+
+Result<std::unique_ptr<GraphEvaluator>> GraphEvaluator::Create(std::shared_ptr<const Graph> graph, DType compute,
+                                                               size_t max_bytes) {
+  TARE_RETURN_IF_ERROR(graph->Validate());
+  std::unique_ptr<GraphEvaluator> e(new GraphEvaluator);
+  e->graph_ = graph;
+  e->compute_ = compute;
+  e->max_bytes_ = max_bytes;
+  const Graph& g = *graph;
+  e->consts_.resize(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    if (!g.values[v].is_constant) continue;
+    TARE_ASSIGN_OR_RETURN(e->consts_[v], ConvertTensor(g.values[v].constant, StorageType(g.values[v].constant.dtype, compute)));
+  }
+  std::vector<char> needed(g.values.size(), 0);
+  for (int v : g.outputs) needed[v] = 1;
+  e->live_.assign(g.nodes.size(), 0);
+  for (size_t ni = g.nodes.size(); ni-- > 0;) {
+    const Node& n = g.nodes[ni];
+    for (int v : n.outputs) e->live_[ni] = e->live_[ni] || (v >= 0 && needed[v]);
+    if (e->live_[ni])
+      for (int v : n.inputs)
+        if (v >= 0) needed[v] = 1;
+  }
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (!FindOp(n)) return Status::Error(n.Where() + ": unsupported op (domain '" + n.domain + "')");
+    if (!e->live_[ni]) {
+      e->kernels_.emplace_back();
+      continue;
+    }
+    TARE_ASSIGN_OR_RETURN(KernelFn k, MakeRefKernel(n, compute));
+    e->kernels_.push_back(std::move(k));
+  }
+  return e;
+}
+
+Result<std::vector<Tensor>> GraphEvaluator::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* all_values) {
+  const Graph& g = *graph_;
+  if (inputs.size() != g.inputs.size())
+    return Status::Error("subgraph takes " + std::to_string(g.inputs.size()) + " inputs, got " +
+                         std::to_string(inputs.size()));
+  std::vector<Tensor> slots = consts_;
+  for (size_t i = 0; i < inputs.size(); ++i) slots[g.inputs[i]] = inputs[i];
+  std::vector<const Tensor*> ptrs;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    if (!live_[ni]) continue;
+    const Node& n = g.nodes[ni];
+    ptrs.assign(n.inputs.size(), nullptr);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] >= 0) ptrs[k] = &slots[n.inputs[k]];
+    TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, EvalNode(n, ptrs, compute_, &kernels_[ni], max_bytes_));
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k] >= 0) slots[n.outputs[k]] = std::move(res[k]);
+  }
+  std::vector<Tensor> out;
+  for (int v : g.outputs) out.push_back(slots[v]);
+  if (all_values) *all_values = std::move(slots);
+  return out;
 }
 
 }  // namespace tare

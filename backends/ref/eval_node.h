@@ -1,7 +1,9 @@
-// Evaluates one node on the reference kernels: shape inference, output allocation, kernel run.
-// Used for plan-time constant folding by the session and by the op tests.
+// Evaluates nodes and whole graphs on the reference kernels: shape inference, output allocation,
+// kernel run. Used for plan-time constant folding and dynamic mode by the session, for the bodies
+// of control-flow ops (If, Loop, Scan, SequenceMap), and by the op tests.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/ref/ref_kernels.h"
@@ -14,7 +16,9 @@ namespace tare {
 inline DType StorageType(DType t, DType compute) { return t == DType::kFloat32 ? compute : t; }
 
 /// Runs shape inference for `node` on `in` (nullptr = omitted input) whose data is known, and
-/// returns the output infos. Errors: those of the op's shape inference, unknown op.
+/// returns the output infos. Errors: those of the op's shape inference, unknown op, a sequence or
+/// optional given to an op that takes tensors, a string tensor given to an op without string
+/// support.
 Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<ValueInfo>& in);
 
 /// Evaluates `node` on known inputs (already in storage types for `compute`) with the reference
@@ -23,5 +27,28 @@ Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<Val
 /// `max_bytes`, kernel errors.
 Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute,
                                      const KernelFn* kernel = nullptr, size_t max_bytes = SIZE_MAX);
+
+/// Runs a whole graph node by node on the reference kernels (prepared once, at Create): the
+/// interpreter behind control-flow bodies. Nodes no graph output depends on are skipped.
+class GraphEvaluator {
+ public:
+  /// Prepares every node's kernel and converts float32 constants to the compute type. Errors:
+  /// invalid graph, unsupported op, invalid attributes (the message names the node).
+  static Result<std::unique_ptr<GraphEvaluator>> Create(std::shared_ptr<const Graph> graph, DType compute,
+                                                        size_t max_bytes = SIZE_MAX);
+  /// Binds `inputs` to the graph inputs in order (storage types; count must match) and returns the
+  /// graph outputs in order. Errors: a wrong input count, kernel and shape errors of any node.
+  /// When `all_values` is given it receives every value of the graph by id (for Gradient).
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* all_values = nullptr);
+  const Graph& graph() const { return *graph_; }
+
+ private:
+  std::shared_ptr<const Graph> graph_;
+  DType compute_ = DType::kFloat32;
+  size_t max_bytes_ = SIZE_MAX;
+  std::vector<Tensor> consts_;
+  std::vector<KernelFn> kernels_;
+  std::vector<char> live_;
+};
 
 }  // namespace tare

@@ -40,7 +40,7 @@ class RefBackend : public Backend {
   std::string name() const override { return compute_ == DType::kFloat64 ? "ref64" : "ref"; }
   DType float_storage() const override { return compute_; }
   bool Supports(const Node& node, const Graph&) const override {
-    return (node.domain.empty() || node.domain == "ai.onnx") && FindOp(node.op) != nullptr;
+    return FindOp(node) != nullptr;
   }
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part,
                                               const SessionOptions&) override {

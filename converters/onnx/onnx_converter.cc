@@ -2,13 +2,16 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include "format/file_io.h"
 #include "onnx.pb.h"
+#include "onnx_values.pb.h"
 #include "runtime/ops/op.h"
 
 namespace tare {
@@ -41,6 +44,13 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
   Tensor t = std::move(alloc).value();
   const int64_t n = t.numel();
   const size_t es = DTypeSize(dt);
+  if (dt == DType::kString) {
+    if (p.string_data_size() != n)
+      return Status::Error(what + " has " + std::to_string(p.string_data_size()) + " strings, expected " +
+                           std::to_string(n) + " for shape " + ShapeStr(shape));
+    for (int64_t i = 0; i < n; ++i) t.as<std::string>()[i] = p.string_data(static_cast<int>(i));
+    return t;
+  }
   if (p.has_raw_data()) {
     if (p.raw_data().size() != static_cast<size_t>(n) * es)
       return Status::Error(what + " has " + std::to_string(p.raw_data().size()) + " bytes of data, expected " +
@@ -72,7 +82,7 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
       TARE_RETURN_IF_ERROR(check(p.uint64_data_size()));
       for (int64_t i = 0; i < n; ++i) WriteInt(t, i, static_cast<int64_t>(p.uint64_data(static_cast<int>(i))));
       break;
-    case DType::kFloat16:  // stored as the uint16 bit patterns in int32_data
+    case DType::kFloat16: case DType::kBFloat16:  // stored as the uint16 bit patterns in int32_data
       TARE_RETURN_IF_ERROR(check(p.int32_data_size()));
       for (int64_t i = 0; i < n; ++i) t.as<uint16_t>()[i] = static_cast<uint16_t>(p.int32_data(static_cast<int>(i)));
       break;
@@ -96,13 +106,23 @@ Tensor FloatScalar(float f) {
   return t;
 }
 
+/// Deepest nesting of subgraphs (If inside Loop inside ...) the converter accepts; the .tare
+/// loader enforces the same bound.
+constexpr int kMaxSubgraphDepth = 16;
+
 class Converter {
  public:
-  Converter(int64_t opset, std::map<std::string, int64_t> opsets, std::string file)
-      : opset_(opset), opsets_(std::move(opsets)), file_(std::move(file)) {}
+  Converter(int64_t opset, std::map<std::string, int64_t> opsets, std::string file, Converter* parent = nullptr)
+      : opset_(opset), opsets_(std::move(opsets)), file_(std::move(file)), parent_(parent),
+        depth_(parent ? parent->depth_ + 1 : 0) {}
 
-  Status ConvertGraph(const onnx::GraphProto& gp, Graph* g) {
+  /// Converts `gp` into `g`. For a subgraph (parent != null) the names it reads from enclosing
+  /// graphs become extra trailing graph inputs (captured_), and unsupported nodes are collected
+  /// in `unsupported` for the top-level message instead of failing here.
+  Status ConvertGraph(const onnx::GraphProto& gp, Graph* g, std::vector<std::string>* unsupported_out = nullptr) {
     g_ = g;
+    if (depth_ > kMaxSubgraphDepth)
+      return Status::Error(file_ + ": subgraphs nested deeper than " + std::to_string(kMaxSubgraphDepth));
     for (const onnx::TensorProto& init : gp.initializer()) {
       Result<Tensor> t = FromProto(init);
       if (!t.ok()) return t.status();
@@ -126,28 +146,72 @@ class Converter {
       Status s = ConvertNode(np, index++, &unsupported);
       if (!s.ok()) return s;
     }
-    if (!unsupported.empty()) {
+    if (unsupported_out) {
+      unsupported_out->insert(unsupported_out->end(), unsupported.begin(), unsupported.end());
+    } else if (!unsupported.empty()) {
       std::string msg = file_ + ": " + std::to_string(unsupported.size()) + " unsupported node(s): ";
       for (size_t i = 0; i < unsupported.size(); ++i) msg += (i ? "; " : "") + unsupported[i];
       return Status::Error(msg);
     }
     if (gp.output_size() == 0) return Status::Error(file_ + ": the graph has no outputs");
     for (const onnx::ValueInfoProto& out : gp.output()) {
-      auto it = ids_.find(out.name());
-      if (it == ids_.end()) return Status::Error("graph output '" + out.name() + "' is not produced by any node");
-      g->outputs.push_back(it->second);
+      TARE_ASSIGN_OR_RETURN(int id, Lookup(out.name()));
+      if (id < 0) return Status::Error("graph output '" + out.name() + "' is not produced by any node");
+      g->outputs.push_back(id);
     }
+    if (unsupported_out && !unsupported_out->empty()) return Status::Ok();  // reported by the top level
     return g->Validate();
+  }
+
+  /// Names read from enclosing graphs, in first-use order, with their input value ids here.
+  const std::vector<std::pair<std::string, int>>& captured() const { return captured_; }
+
+  /// The value called `name`: in this graph, or (for a subgraph) captured from an enclosing graph
+  /// as a new trailing graph input. -1 when no scope has it.
+  Result<int> Lookup(const std::string& name) {
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    if (!parent_) return -1;
+    TARE_ASSIGN_OR_RETURN(int outer, parent_->Lookup(name));
+    if (outer < 0) return -1;
+    const Value& ov = parent_->g_->values[outer];
+    Value v;
+    v.name = name;
+    v.dtype = ov.dtype;
+    v.kind = ov.kind;
+    v.optional_of_sequence = ov.optional_of_sequence;
+    v.shape = ov.shape;
+    v.has_shape = ov.has_shape;
+    int id = g_->AddValue(std::move(v));
+    ids_[name] = id;
+    g_->inputs.push_back(id);
+    captured_.emplace_back(name, id);
+    return id;
   }
 
  private:
   Status ReadType(const onnx::ValueInfoProto& vi, Value* v) {
-    if (!vi.has_type() || !vi.type().has_tensor_type()) return Status::Ok();
-    const auto& tt = vi.type().tensor_type();
+    if (!vi.has_type()) return Status::Ok();
+    const onnx::TypeProto* type = &vi.type();
+    if (type->has_optional_type()) {
+      v->kind = ValueKind::kOptional;
+      type = &type->optional_type().elem_type();
+      if (type->has_sequence_type()) {
+        v->optional_of_sequence = true;
+        type = &type->sequence_type().elem_type();
+      }
+    } else if (type->has_sequence_type()) {
+      v->kind = ValueKind::kSequence;
+      type = &type->sequence_type().elem_type();
+    }
+    if (type->has_map_type() || type->has_sequence_type() || type->has_optional_type() || type->has_sparse_tensor_type())
+      return Status::Error("value '" + vi.name() + "' has a type tare does not support (maps, sparse tensors, nested sequences)");
+    if (!type->has_tensor_type()) return Status::Ok();
+    const auto& tt = type->tensor_type();
     if (tt.elem_type() != 0 && !DTypeIsValid(tt.elem_type()))
       return Status::Error("value '" + vi.name() + "' has unsupported element type " + std::to_string(tt.elem_type()));
     v->dtype = static_cast<DType>(tt.elem_type());
-    if (tt.has_shape()) {
+    if (tt.has_shape() && v->kind == ValueKind::kTensor) {
       v->has_shape = true;
       for (const auto& d : tt.shape().dim()) v->shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
     }
@@ -187,6 +251,21 @@ class Converter {
         Result<Tensor> t = FromProto(a.t());
         if (!t.ok()) return Status::Error(where + ": attribute '" + a.name() + "': " + t.status().message());
         r.tensor = std::move(t).value();
+        break;
+      }
+      case onnx::AttributeProto::TYPE_PROTO: {
+        const onnx::TypeProto* t = &a.tp();
+        r.kind = Attr::Kind::kType;
+        r.s = "tensor";
+        if (t->has_sequence_type()) {
+          r.s = "sequence";
+          t = &t->sequence_type().elem_type();
+        }
+        if (!t->has_tensor_type())
+          return Status::Error(where + ": attribute '" + a.name() + "': only tensor and sequence-of-tensor types are supported");
+        r.i = t->tensor_type().elem_type();
+        if (r.i != 0 && !DTypeIsValid(static_cast<int32_t>(r.i)))
+          return Status::Error(where + ": attribute '" + a.name() + "' has unsupported element type " + std::to_string(r.i));
         break;
       }
       default:
@@ -290,6 +369,11 @@ class Converter {
       n.attrs["nearest_mode"].kind = Attr::Kind::kString;
       n.attrs["nearest_mode"].s = "floor";
     }
+    if (op == "Scan" && opset_ < 9) {
+      // Scan-8: leading sequence_lens input, batch axis 0, attribute `directions` (see control_flow.cc).
+      n.attrs["tare.scan8"].kind = Attr::Kind::kInt;
+      n.attrs["tare.scan8"].i = 1;
+    }
     if (op == "BatchNormalization") n.attrs.erase("spatial");  // opset < 9: always spatial in practice
     if (op == "Dropout") {
       n.attrs.erase("ratio");  // Dropout-7/10: inference ignores the ratio
@@ -304,26 +388,39 @@ class Converter {
     n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
     n.name = np.name().empty() ? n.op + "_" + std::to_string(index) : np.name();
     const std::string where = file_ + ": " + n.Where();
+    std::vector<std::pair<std::shared_ptr<Graph>, std::vector<std::pair<std::string, int>>>> subgraphs;
     for (const onnx::AttributeProto& a : np.attribute()) {
-      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) {
-        // Control-flow ops are reported below as unsupported; their subgraphs are not converted.
+      if (a.type() == onnx::AttributeProto::GRAPHS)
+        return Status::Error(where + ": attribute '" + a.name() + "' is a list of graphs, which tare does not support");
+      if (a.type() == onnx::AttributeProto::GRAPH) {
+        // Control flow: the body becomes a closed graph whose trailing inputs are the outer values it reads.
+        Converter child(opset_, opsets_, file_, this);
+        auto sub = std::make_shared<Graph>();
+        TARE_RETURN_IF_ERROR(child.ConvertGraph(a.g(), sub.get(), unsupported).With(where + ": attribute '" + a.name() + "'"));
+        Attr attr;
+        attr.kind = Attr::Kind::kGraph;
+        attr.graph = sub;
+        n.attrs[a.name()] = std::move(attr);
+        subgraphs.emplace_back(sub, child.captured());
         continue;
       }
       TARE_ASSIGN_OR_RETURN(Attr attr, ConvertAttr(a, where));
       n.attrs[a.name()] = std::move(attr);
     }
     if (n.op == "Constant" && n.domain.empty()) return ConvertConstant(np, n, where);
-    bool known = n.domain.empty() && (FindOp(n.op) != nullptr || n.op == "Upsample");
+    bool known = FindOp(n) != nullptr || (n.domain.empty() && n.op == "Upsample");
     if (!known) {
       unsupported->push_back("node '" + n.name + "' (" + n.op + ", domain '" + (n.domain.empty() ? "ai.onnx" : n.domain) +
                              "', opset " + std::to_string(n.domain.empty() ? opset_ : (opsets_.count(n.domain) ? opsets_.at(n.domain) : 0)) + ")");
     }
     for (const std::string& in : np.input()) {
       if (in.empty()) { n.inputs.push_back(-1); continue; }
-      auto it = ids_.find(in);
-      if (it == ids_.end()) return Status::Error(where + ": input '" + in + "' is not produced before this node");
-      n.inputs.push_back(it->second);
+      TARE_ASSIGN_OR_RETURN(int id, Lookup(in));
+      if (id < 0) return Status::Error(where + ": input '" + in + "' is not produced before this node");
+      n.inputs.push_back(id);
     }
+    TARE_RETURN_IF_ERROR(AddCapturedInputs(n, subgraphs));
+    if (known && n.op == "Gradient" && n.domain == "ai.onnx.preview.training") TARE_RETURN_IF_ERROR(BuildForward(n).With(where));
     for (const std::string& out : np.output()) {
       if (out.empty()) { n.outputs.push_back(-1); continue; }
       if (ids_.count(out)) return Status::Error(where + ": output '" + out + "' is produced twice");
@@ -337,6 +434,108 @@ class Converter {
     }
     if (known) TARE_RETURN_IF_ERROR(Upgrade(n).With(where));
     g_->nodes.push_back(std::move(n));
+    return Status::Ok();
+  }
+
+  // Outer values read by the node's subgraphs (their union, in first-use order) become trailing
+  // node inputs, counted by the attribute "tare.captured"; every subgraph gets the same trailing
+  // inputs (an unused input where a body does not read that value).
+  Status AddCapturedInputs(Node& n, const std::vector<std::pair<std::shared_ptr<Graph>, std::vector<std::pair<std::string, int>>>>& subs) {
+    std::vector<std::string> names;
+    for (const auto& sg : subs)
+      for (const auto& c : sg.second)
+        if (std::find(names.begin(), names.end(), c.first) == names.end()) names.push_back(c.first);
+    if (names.empty()) return Status::Ok();
+    for (const std::string& name : names) {
+      TARE_ASSIGN_OR_RETURN(int id, Lookup(name));
+      if (id < 0) return Status::Error(n.Where() + ": captured value '" + name + "' is not defined (internal error)");
+      n.inputs.push_back(id);
+    }
+    for (const auto& sg : subs) {
+      Graph& g = *sg.first;
+      size_t formal = g.inputs.size() - sg.second.size();
+      g.inputs.resize(formal);
+      for (const std::string& name : names) {
+        int id = -1;
+        for (const auto& c : sg.second)
+          if (c.first == name) id = c.second;
+        if (id < 0) {
+          Value v = g_->values[n.inputs[n.inputs.size() - names.size() + (&name - names.data())]];
+          v.is_constant = false;
+          v.constant = Tensor();
+          v.name = name;
+          id = g.AddValue(std::move(v));
+        }
+        g.inputs.push_back(id);
+      }
+    }
+    Attr cap;
+    cap.kind = Attr::Kind::kInt;
+    cap.i = static_cast<int64_t>(names.size());
+    n.attrs["tare.captured"] = cap;
+    return Status::Ok();
+  }
+
+  // Gradient: copies the nodes that compute y from the node's inputs (xs, zs) into the graph
+  // attribute "tare.forward"; other non-constant values they read become trailing inputs of both
+  // (counted by "tare.captured"). See runtime/ops/gradient.cc.
+  Status BuildForward(Node& n) {
+    TARE_ASSIGN_OR_RETURN(std::string y, n.GetString("y", ""));
+    auto yit = ids_.find(y);
+    if (yit == ids_.end()) return Status::Error("attribute 'y' names '" + y + "', which is not computed before this node");
+    auto fg = std::make_shared<Graph>();
+    std::map<int, int> remap;  // value id here -> id in fg
+    std::vector<int> extra;    // values here that become trailing inputs
+    for (int v : n.inputs) {
+      if (v < 0 || remap.count(v)) return Status::Error("inputs must be present and distinct");
+      Value c = g_->values[v];
+      c.is_constant = false;
+      c.constant = Tensor();
+      remap[v] = fg->AddValue(std::move(c));
+      fg->inputs.push_back(remap[v]);
+    }
+    std::map<int, int> producer;
+    for (size_t i = 0; i < g_->nodes.size(); ++i)
+      for (int o : g_->nodes[i].outputs)
+        if (o >= 0) producer[o] = static_cast<int>(i);
+    std::vector<char> copied(g_->nodes.size(), 0);
+    std::function<void(int)> need = [&](int v) {
+      if (v < 0 || remap.count(v)) return;
+      auto p = producer.find(v);
+      if (g_->values[v].is_constant || p == producer.end()) {
+        remap[v] = fg->AddValue(g_->values[v]);
+        if (!g_->values[v].is_constant) extra.push_back(v);
+        return;
+      }
+      const Node& src = g_->nodes[static_cast<size_t>(p->second)];
+      for (int in : src.inputs) need(in);
+      if (copied[static_cast<size_t>(p->second)]) return;
+      copied[static_cast<size_t>(p->second)] = 1;
+      Node c = src;
+      for (int& in : c.inputs)
+        if (in >= 0) in = remap.at(in);
+      for (int& o : c.outputs) {
+        if (o < 0) continue;
+        if (!remap.count(o)) remap[o] = fg->AddValue(g_->values[o]);
+        o = remap[o];
+      }
+      fg->nodes.push_back(std::move(c));
+    };
+    need(yit->second);
+    for (int v : extra) {
+      fg->inputs.push_back(remap[v]);
+      n.inputs.push_back(v);
+    }
+    fg->outputs.push_back(remap[yit->second]);
+    TARE_RETURN_IF_ERROR(fg->Validate());
+    Attr fa;
+    fa.kind = Attr::Kind::kGraph;
+    fa.graph = fg;
+    n.attrs["tare.forward"] = fa;
+    Attr cap;
+    cap.kind = Attr::Kind::kInt;
+    cap.i = static_cast<int64_t>(extra.size());
+    n.attrs["tare.captured"] = cap;
     return Status::Ok();
   }
 
@@ -356,8 +555,15 @@ class Converter {
       *t.as<int64_t>() = n.attrs.at("value_int").i;
     } else if (n.has("value_ints")) {
       t = IntsTensor(n.attrs.at("value_ints").ints);
+    } else if (n.has("value_string")) {
+      t = Tensor::Alloc(DType::kString, {}).value();
+      *t.as<std::string>() = n.attrs.at("value_string").s;
+    } else if (n.has("value_strings")) {
+      const auto& v = n.attrs.at("value_strings").strings;
+      t = Tensor::Alloc(DType::kString, {static_cast<int64_t>(v.size())}).value();
+      for (size_t i = 0; i < v.size(); ++i) t.as<std::string>()[i] = v[i];
     } else {
-      return Status::Error(where + ": Constant has no supported value attribute (sparse and string values are not supported)");
+      return Status::Error(where + ": Constant has no supported value attribute (sparse values are not supported)");
     }
     if (ids_.count(np.output(0))) return Status::Error(where + ": output '" + np.output(0) + "' is produced twice");
     AddConstant(np.output(0), std::move(t));
@@ -367,6 +573,9 @@ class Converter {
   int64_t opset_;
   std::map<std::string, int64_t> opsets_;  // domain -> version, from the model's opset_import
   std::string file_;
+  Converter* parent_ = nullptr;  // the enclosing graph's converter, for subgraphs
+  int depth_ = 0;
+  std::vector<std::pair<std::string, int>> captured_;
   Graph* g_ = nullptr;
   std::map<std::string, int> ids_;
   std::map<std::string, const onnx::ValueInfoProto*> declared_;
@@ -402,6 +611,13 @@ Result<std::shared_ptr<Model>> ConvertOnnxBytes(const uint8_t* data, size_t size
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
   if (opset < 0 && mp.ir_version() < 3) opset = 1;
+  if (opset < 0 && !opsets.empty()) {
+    // Only other domains are imported (e.g. ai.onnx.preview.training): fine while no node uses
+    // the default domain.
+    bool uses_default = false;
+    for (const auto& n : mp.graph().node()) uses_default = uses_default || n.domain().empty() || n.domain() == "ai.onnx";
+    if (!uses_default) opset = kMaxOpset;
+  }
   if (opset < 0)
     return Status::Error("'" + name + "' has no opset_import for the default ONNX domain");
   if (opset < kMinOpset || opset > kMaxOpset)
@@ -426,6 +642,54 @@ Result<NamedTensor> ReadTensorProtoFile(const std::string& path) {
   Result<Tensor> t = FromProto(tp);
   if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
   return NamedTensor{tp.name(), std::move(t).value()};
+}
+
+namespace {
+
+Result<Tensor> FromSequenceProto(const onnx::SequenceProto& sp, const std::string& path) {
+  if (sp.elem_type() != onnx::SequenceProto::TENSOR)
+    return Status::Error("'" + path + "': only sequences of tensors are supported");
+  std::vector<Tensor> items;
+  DType dt = DType::kUndefined;
+  for (const onnx::TensorProto& tp : sp.tensor_values()) {
+    Result<Tensor> t = FromProto(tp);
+    if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
+    if (dt != DType::kUndefined && t->dtype != dt)
+      return Status::Error("'" + path + "': sequence elements have different types");
+    dt = t->dtype;
+    items.push_back(std::move(t).value());
+  }
+  return Tensor::Sequence(dt, std::move(items));
+}
+
+}  // namespace
+
+Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind) {
+  if (kind == ValueKind::kTensor) return ReadTensorProtoFile(path);
+  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Status::Error("'" + path + "' is too large");
+  const int size = static_cast<int>(bytes.size());
+  if (kind == ValueKind::kSequence) {
+    onnx::SequenceProto sp;
+    if (!sp.ParseFromArray(bytes.data(), size)) return Status::Error("'" + path + "' is not a valid ONNX SequenceProto");
+    TARE_ASSIGN_OR_RETURN(Tensor t, FromSequenceProto(sp, path));
+    return NamedTensor{sp.name(), std::move(t)};
+  }
+  onnx::OptionalProto op;
+  if (!op.ParseFromArray(bytes.data(), size)) return Status::Error("'" + path + "' is not a valid ONNX OptionalProto");
+  if (op.has_tensor_value()) {
+    Result<Tensor> t = FromProto(op.tensor_value());
+    if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
+    return NamedTensor{op.name(), Tensor::Optional(t->dtype, &*t)};
+  }
+  if (op.has_sequence_value()) {
+    TARE_ASSIGN_OR_RETURN(Tensor seq, FromSequenceProto(op.sequence_value(), path));
+    return NamedTensor{op.name(), Tensor::Optional(seq.dtype, &seq)};
+  }
+  if (op.elem_type() != onnx::OptionalProto::UNDEFINED && op.elem_type() != onnx::OptionalProto::TENSOR &&
+      op.elem_type() != onnx::OptionalProto::SEQUENCE)
+    return Status::Error("'" + path + "': only optionals of tensors and sequences are supported");
+  return NamedTensor{op.name(), Tensor::Optional(DType::kUndefined, nullptr)};
 }
 
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {

@@ -23,6 +23,10 @@ Result<std::shared_ptr<Model>> ConvertOnnxBytes(const uint8_t* data, size_t size
 /// Reads a serialized ONNX TensorProto (.pb, as in the ONNX backend test data). Returns the tensor
 /// and its name (may be empty). Errors: parse failure, unsupported dtype, size mismatch.
 Result<NamedTensor> ReadTensorProtoFile(const std::string& path);
+/// Reads a serialized ONNX value of the given kind: a TensorProto (kTensor), a SequenceProto of
+/// tensors (kSequence) or an OptionalProto holding a tensor, a sequence or nothing (kOptional), as
+/// the ONNX backend test data stores them. Errors: parse failure, maps, nested sequences, bad tensors.
+Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind);
 
 /// Converts any model file tare reads, chosen by extension (.onnx; .tare is loaded) or by
 /// `from` ("onnx", "tare"; empty = by extension). Errors: unknown extension or format.

@@ -3,7 +3,12 @@
 // T, so on ref64 float32 <-> float64 casts are plain copies. Every conversion is defined for every
 // input (no C++ undefined behaviour): float -> integer saturates and maps NaN to 0; integer ->
 // integer wraps (two's complement); float16 results are rounded once, directly from double.
+// Strings: numbers are printed in numpy's str() form (shortest round-trip digits of the source
+// type) and parsed locale-independently (std::from_chars); see runtime/ops/cast.cc.
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -23,10 +28,12 @@ template <DType D> struct Stor;
 TARE_STOR(kFloat32, float) TARE_STOR(kFloat64, double) TARE_STOR(kFloat16, uint16_t)
 TARE_STOR(kInt8, int8_t) TARE_STOR(kInt16, int16_t) TARE_STOR(kInt32, int32_t) TARE_STOR(kInt64, int64_t)
 TARE_STOR(kUInt8, uint8_t) TARE_STOR(kUInt16, uint16_t) TARE_STOR(kUInt32, uint32_t) TARE_STOR(kUInt64, uint64_t)
-TARE_STOR(kBool, uint8_t)
+TARE_STOR(kBool, uint8_t) TARE_STOR(kBFloat16, uint16_t)
 #undef TARE_STOR
 
-constexpr bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16; }
+constexpr bool IsFloat(DType d) {
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 || d == DType::kBFloat16;
+}
 
 /// Rounds v to the nearest float16 (ties to even), returning its bits; overflow gives +-inf.
 /// One rounding, straight from the double's bits (no double rounding through float).
@@ -81,17 +88,21 @@ typename Stor<D>::type Convert(typename Stor<S>::type v) {
   if constexpr (IsFloat(S)) {
     double f;
     if constexpr (S == DType::kFloat16) f = HalfToFloat(v);
+    else if constexpr (S == DType::kBFloat16) f = BFloat16ToFloat(v);
     else f = static_cast<double>(v);
     if constexpr (D == DType::kFloat16) return DoubleToHalf(f);
+    else if constexpr (D == DType::kBFloat16) return FloatToBFloat16(static_cast<float>(f));
     else if constexpr (IsFloat(D)) return static_cast<Out>(f);
     else if constexpr (D == DType::kBool) return f != 0.0 ? 1 : 0;
     else return FloatToInt<Out>(f);
   } else if constexpr (S == DType::kBool) {
     const bool b = v != 0;
     if constexpr (D == DType::kFloat16) return b ? 0x3c00 : 0;
+    else if constexpr (D == DType::kBFloat16) return b ? 0x3f80 : 0;
     else return static_cast<Out>(b ? 1 : 0);
   } else {
     if constexpr (D == DType::kFloat16) return DoubleToHalf(static_cast<double>(v));
+    else if constexpr (D == DType::kBFloat16) return FloatToBFloat16(static_cast<float>(v));
     else if constexpr (IsFloat(D)) return static_cast<Out>(v);
     else if constexpr (D == DType::kBool) return v != 0 ? 1 : 0;
     else return WrapInt<Out>(v);
@@ -108,7 +119,7 @@ void Loop(const Tensor& x, Tensor& y) {
 
 #define TARE_CAST_TYPES(X)                                                                  \
   X(kFloat32) X(kFloat64) X(kFloat16) X(kInt8) X(kInt16) X(kInt32) X(kInt64) X(kUInt8) \
-  X(kUInt16) X(kUInt32) X(kUInt64) X(kBool)
+  X(kUInt16) X(kUInt32) X(kUInt64) X(kBool) X(kBFloat16)
 
 template <DType S>
 Status ToAny(const Tensor& x, Tensor& y) {
@@ -120,8 +131,240 @@ Status ToAny(const Tensor& x, Tensor& y) {
   }
 }
 
-/// Casts x into y (same shape), dispatching on both storage types.
-Status CastTensor(const Tensor& x, Tensor& y) {
+/// bfloat16 nearest to f (ties to even; NaN stays NaN): used only to test decimal round trips.
+uint16_t FloatToBFloat16Nearest(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
+  b += 0x7fffu + ((b >> 16) & 1u);  // a carry into the exponent rounds up correctly (to inf at the top)
+  return static_cast<uint16_t>(b >> 16);
+}
+
+/// Shortest decimal digits (no dot) and exponent e with value = d.ddd * 10^e that read back as v in
+/// a 16-bit float type (`round` maps the parsed double to its bits). Tries 1, 2, ... digits, each
+/// correctly rounded by std::to_chars (locale-independent, like every conversion here).
+template <class Round>
+void Shortest16(double v, uint16_t bits, Round round, std::string* digits, int* exp) {
+  char buf[64];
+  char* end = buf;
+  for (int p = 1; p <= 17; ++p) {
+    end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, p - 1).ptr;
+    double back = 0;
+    std::from_chars(buf, end, back);
+    if (round(back) == bits) break;
+  }
+  *end = '\0';
+  // buf is "[-]d[.ddd]e[+-]xx"
+  const char* c = buf + (buf[0] == '-');
+  digits->clear();
+  for (; *c != 'e'; ++c)
+    if (*c != '.') *digits += *c;
+  *exp = std::atoi(c + 1);
+}
+
+/// Splits std::to_chars's shortest scientific form ("[-]d[.ddd]e[+-]xx") into digits and exponent.
+template <class F>
+void ShortestIeee(F v, std::string* digits, int* exp) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  *r.ptr = '\0';
+  const char* c = buf + (buf[0] == '-');
+  digits->clear();
+  for (; *c != 'e'; ++c)
+    if (*c != '.') *digits += *c;
+  *exp = std::atoi(c + 1);
+}
+
+/// numpy's str() of a float v given its shortest digits: positional for 1e-4 <= |v| < 1e16 (the
+/// exact value compared, so float32(1e-4) = 9.99999974e-05 is scientific; at least one digit after
+/// the point), else scientific with a two-digit (or longer) exponent.
+std::string NumpyFloatStr(double v, const std::string& digits, int exp) {
+  const bool neg = std::signbit(v);
+  const double a = std::fabs(v);
+  std::string s = neg ? "-" : "";
+  std::string d = digits;
+  while (d.size() > 1 && d.back() == '0') d.pop_back();
+  if (d == "0") return s + "0.0";
+  if (a >= 1e-4 && a < 1e16) {
+    if (exp < 0) return s + "0." + std::string(static_cast<size_t>(-exp - 1), '0') + d;
+    const size_t ip = static_cast<size_t>(exp) + 1;
+    if (d.size() <= ip) return s + d + std::string(ip - d.size(), '0') + ".0";
+    return s + d.substr(0, ip) + "." + d.substr(ip);
+  }
+  s += d.substr(0, 1);
+  if (d.size() > 1) s += "." + d.substr(1);
+  char e[16];
+  std::snprintf(e, sizeof e, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  return s + e;
+}
+
+/// One float value (of source type S, `as_float` = a float32 value held in a double) as text.
+template <DType S>
+std::string FloatStr(typename Stor<S>::type v, bool as_float) {
+  double f;
+  if constexpr (S == DType::kFloat16) f = HalfToFloat(v);
+  else if constexpr (S == DType::kBFloat16) f = BFloat16ToFloat(v);
+  else f = static_cast<double>(v);
+  if (std::isnan(f)) return "nan";
+  if (std::isinf(f)) return f < 0 ? "-inf" : "inf";
+  std::string digits;
+  int exp = 0;
+  if constexpr (S == DType::kFloat16) Shortest16(f, v, DoubleToHalf, &digits, &exp);
+  else if constexpr (S == DType::kBFloat16)
+    Shortest16(f, v, [](double d) { return FloatToBFloat16Nearest(static_cast<float>(d)); }, &digits, &exp);
+  else if constexpr (S == DType::kFloat32) ShortestIeee(v, &digits, &exp);
+  else if (as_float) ShortestIeee(static_cast<float>(v), &digits, &exp);
+  else ShortestIeee(v, &digits, &exp);
+  return NumpyFloatStr(f, digits, exp);
+}
+
+/// x (numeric) into y (string). `ref64` = float32 values are held as doubles (see runtime/ops/cast.cc).
+template <DType S>
+void NumberToString(const Tensor& x, Tensor& y, bool ref64) {
+  const auto* a = static_cast<const typename Stor<S>::type*>(x.data);
+  std::string* b = y.as<std::string>();
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (S == DType::kBool) {
+      b[i] = a[i] ? "True" : "False";
+    } else if constexpr (IsFloat(S)) {
+      bool as_float = false;
+      if constexpr (S == DType::kFloat64)
+        as_float = ref64 && std::isfinite(a[i]) && static_cast<double>(static_cast<float>(a[i])) == a[i];
+      b[i] = FloatStr<S>(a[i], as_float);
+    } else {
+      b[i] = std::to_string(a[i]);
+    }
+  }
+}
+
+/// A parsed string: an exact integer (signed or unsigned) or a double.
+struct Parsed {
+  enum { kInt, kUInt, kReal } kind = kReal;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+};
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+bool IEquals(const std::string& a, const char* b) {
+  size_t k = 0;
+  for (; k < a.size() && b[k]; ++k)
+    if (Lower(a[k]) != b[k]) return false;
+  return k == a.size() && !b[k];
+}
+
+/// The value of a number text beyond double's range: +-0 when it is tiny (a negative exponent, or
+/// no exponent and no integer digits: "0.000...1"), else +-inf.
+double OutOfRange(const std::string& s) {
+  const bool neg = !s.empty() && s[0] == '-';
+  const size_t e = s.find_first_of("eE");
+  bool tiny;
+  if (e != std::string::npos) {
+    tiny = e + 1 < s.size() && s[e + 1] == '-';
+  } else {
+    size_t k = s.find_first_not_of("+-");
+    while (k < s.size() && s[k] == '0') ++k;
+    tiny = k < s.size() && s[k] == '.';
+  }
+  const double m = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+  return neg ? -m : m;
+}
+
+/// Parses a number ("3", "-2.5e3", "+INF", "nan", ...; surrounding ASCII spaces allowed) or
+/// "true"/"false" (any case). Error names the string.
+Result<Parsed> ParseNumber(const std::string& str) {
+  size_t b = 0, e = str.size();
+  while (b < e && IsSpace(str[b])) ++b;
+  while (e > b && IsSpace(str[e - 1])) --e;
+  std::string s = str.substr(b, e - b);
+  Parsed p;
+  if (IEquals(s, "true") || IEquals(s, "false")) {
+    p.kind = Parsed::kInt;
+    p.i = IEquals(s, "true");
+    return p;
+  }
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (first != last && *first == '+' && last - first > 1 && first[1] != '-') ++first;  // from_chars takes no '+'
+  if (first != last) {
+    int64_t iv;
+    auto r = std::from_chars(first, last, iv);
+    if (r.ec == std::errc() && r.ptr == last) {
+      p.kind = Parsed::kInt;
+      p.i = iv;
+      return p;
+    }
+    uint64_t uv;
+    r = std::from_chars(first, last, uv);
+    if (r.ec == std::errc() && r.ptr == last) {
+      p.kind = Parsed::kUInt;
+      p.u = uv;
+      return p;
+    }
+    double dv;
+    auto rd = std::from_chars(first, last, dv);
+    if ((rd.ec == std::errc() || rd.ec == std::errc::result_out_of_range) && rd.ptr == last) {
+      if (rd.ec == std::errc::result_out_of_range) dv = OutOfRange(s);
+      p.d = dv;
+      return p;
+    }
+  }
+  return Status::Error("Cast: cannot parse '" + str + "' as a number");
+}
+
+template <DType D>
+Status StringToNumber(const Tensor& x, Tensor& y) {
+  const std::string* a = x.as<std::string>();
+  auto* b = static_cast<typename Stor<D>::type*>(y.data);
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    TARE_ASSIGN_OR_RETURN(Parsed p, ParseNumber(a[i]));
+    if (p.kind == Parsed::kInt) {
+      b[i] = Convert<DType::kInt64, D>(p.i);
+    } else if (p.kind == Parsed::kUInt) {
+      b[i] = Convert<DType::kUInt64, D>(p.u);
+    } else if constexpr (D == DType::kFloat32) {
+      // Correctly rounded to float32 directly from the text (no double rounding via double).
+      const std::string& s = a[i];
+      float fv = 0;
+      const char* first = s.data();
+      while (IsSpace(*first)) ++first;
+      if (*first == '+') ++first;
+      auto r = std::from_chars(first, s.data() + s.size(), fv);
+      b[i] = r.ec == std::errc() ? fv : static_cast<float>(p.d);
+    } else {
+      b[i] = Convert<DType::kFloat64, D>(p.d);
+    }
+  }
+  return Status::Ok();
+}
+
+/// Casts x into y (same shape), dispatching on both storage types. `ref64`: float32 values are
+/// held as doubles.
+Status CastTensor(const Tensor& x, Tensor& y, bool ref64) {
+  if (x.dtype == DType::kString && y.dtype == DType::kString) {
+    for (int64_t i = 0; i < x.numel(); ++i) y.as<std::string>()[i] = x.as<std::string>()[i];
+    return Status::Ok();
+  }
+  if (x.dtype == DType::kString) {
+    switch (y.dtype) {
+#define X(code) case DType::code: return StringToNumber<DType::code>(x, y);
+      TARE_CAST_TYPES(X)
+#undef X
+      default: return Status::Error("Cast: unsupported output type " + DTypeName(y.dtype));
+    }
+  }
+  if (y.dtype == DType::kString) {
+    switch (x.dtype) {
+#define X(code) case DType::code: NumberToString<DType::code>(x, y, ref64); return Status::Ok();
+      TARE_CAST_TYPES(X)
+#undef X
+      default: return Status::Error("Cast: unsupported input type " + DTypeName(x.dtype));
+    }
+  }
   if (x.dtype == y.dtype) {
     if (x.numel()) std::memcpy(y.data, x.data, x.nbytes());
     return Status::Ok();
@@ -139,8 +382,9 @@ Status CastTensor(const Tensor& x, Tensor& y) {
 template <class T>
 Result<KernelFn> MakeCast(const Node& node) {
   if (node.op != "CastLike" && !node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
+  constexpr bool ref64 = std::is_same<T, double>::value;
   return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    return CastTensor(*in[0], *out[0]);
+    return CastTensor(*in[0], *out[0], ref64);
   });
 }
 

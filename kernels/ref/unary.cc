@@ -42,6 +42,10 @@ Result<KernelFn> MakeUnary(const Node& node) {
   const std::string& op = node.op;
   if (op == "Identity" || op == "Dropout") {
     return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      if (!in[0]->is_tensor() || in[0]->dtype == DType::kString) {  // immutable values: share them
+        *out[0] = *in[0];
+        return Status::Ok();
+      }
       if (in[0]->nbytes()) std::memcpy(out[0]->data, in[0]->data, in[0]->nbytes());
       if (out.size() > 1 && out[1]) {
         bool* m = out[1]->as<bool>();

@@ -23,13 +23,15 @@ enum class DType : int32_t {
   kFloat64 = 11,
   kUInt32 = 12,
   kUInt64 = 13,
+  kBFloat16 = 16,
 };
 
-/// Bytes per element; 0 for kUndefined and kString (not storable as plain data).
+/// Bytes per element; 0 for kUndefined and kString (string tensors hold std::string elements,
+/// which are not plain data: see Tensor::Alloc).
 size_t DTypeSize(DType t);
 /// Lower-case name ("float32", "int64", ...); "dtype(N)" for unknown codes.
 std::string DTypeName(DType t);
-/// True for a code tare knows how to store (every enum value above except kUndefined, kString).
+/// True for a code tare knows how to store (every enum value above except kUndefined).
 bool DTypeIsValid(int32_t code);
 /// True for floating-point types (float16, float32, float64).
 inline bool DTypeIsFloat(DType t) {

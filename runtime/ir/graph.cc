@@ -14,6 +14,7 @@ const char* AttrKindName(Attr::Kind k) {
     case Attr::Kind::kStrings: return "strings";
     case Attr::Kind::kTensor: return "tensor";
     case Attr::Kind::kGraph: return "graph";
+    case Attr::Kind::kType: return "type";
   }
   return "?";
 }

@@ -14,9 +14,11 @@ namespace tare {
 
 struct Graph;
 
-/// A typed node attribute (the kinds of ONNX AttributeProto that tare stores).
+/// A typed node attribute (the kinds of ONNX AttributeProto that tare stores). kType (ONNX
+/// TYPE_PROTO, e.g. Optional's `type`) keeps the value kind in `s` ("tensor", "sequence") and
+/// the element type code in `i`.
 struct Attr {
-  enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph };
+  enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph, kType };
   Kind kind = Kind::kInt;
   int64_t i = 0;
   float f = 0;
@@ -56,7 +58,10 @@ struct Node {
 /// A value: a tensor flowing between nodes. `constant` is set for weights (initializers).
 struct Value {
   std::string name;  ///< source tensor name (unique in the graph)
-  DType dtype = DType::kUndefined;
+  DType dtype = DType::kUndefined;  ///< element type (of the tensor, or of a sequence's/optional's tensors)
+  ValueKind kind = ValueKind::kTensor;  ///< tensor, sequence or optional (ONNX TypeProto)
+  /// For kOptional: whether the contained value is a sequence (else a tensor).
+  bool optional_of_sequence = false;
   Shape shape;              ///< declared shape; negative dims are unknown; empty+!has_shape = unknown rank
   bool has_shape = false;   ///< false when even the rank is unknown
   bool is_constant = false;

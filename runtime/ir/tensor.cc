@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <new>
 #include <limits>
 #include <type_traits>
 
@@ -36,8 +38,26 @@ int64_t Tensor::numel() const {
 
 size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype); }
 
+const char* ValueKindName(ValueKind k) {
+  switch (k) {
+    case ValueKind::kSequence: return "sequence";
+    case ValueKind::kOptional: return "optional";
+    default: return "tensor";
+  }
+}
+
 Result<Tensor> Tensor::Alloc(DType dtype, const Shape& shape) {
   TARE_ASSIGN_OR_RETURN(int64_t n, NumElements(shape));
+  if (dtype == DType::kString) {
+    std::string* p = new (std::nothrow) std::string[static_cast<size_t>(std::max<int64_t>(n, 1))];
+    if (!p) return Status::Error("out of memory allocating " + std::to_string(n) + " strings");
+    Tensor t;
+    t.dtype = dtype;
+    t.shape = shape;
+    t.data = p;
+    t.owner = std::shared_ptr<void>(p, [](void* q) { delete[] static_cast<std::string*>(q); });
+    return t;
+  }
   size_t es = DTypeSize(dtype);
   if (es == 0) return Status::Error("cannot allocate a tensor of type " + DTypeName(dtype));
   size_t bytes = (static_cast<size_t>(n) * es + 63) / 64 * 64;
@@ -51,6 +71,29 @@ Result<Tensor> Tensor::Alloc(DType dtype, const Shape& shape) {
   t.data = p;
   t.owner = std::shared_ptr<void>(p, std::free);
   return t;
+}
+
+Tensor Tensor::Sequence(DType elem, std::vector<Tensor> items) {
+  Tensor t;
+  t.kind = ValueKind::kSequence;
+  t.dtype = elem;
+  t.items = std::make_shared<const std::vector<Tensor>>(std::move(items));
+  return t;
+}
+
+Tensor Tensor::Optional(DType elem, const Tensor* v) {
+  Tensor t;
+  t.kind = ValueKind::kOptional;
+  t.dtype = elem;
+  t.items = std::make_shared<const std::vector<Tensor>>(v ? std::vector<Tensor>{*v} : std::vector<Tensor>{});
+  return t;
+}
+
+std::string TypeStr(const Tensor& t) {
+  if (t.kind == ValueKind::kTensor) return DTypeName(t.dtype) + " " + ShapeStr(t.shape);
+  if (t.kind == ValueKind::kSequence) return "sequence of " + DTypeName(t.dtype);
+  if (t.items && !t.items->empty()) return "optional of " + TypeStr(t.items->front());
+  return "optional (no value)";
 }
 
 Tensor Tensor::View(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
@@ -69,6 +112,19 @@ float HalfToFloat(uint16_t h) {
   else if (exp == 31) v = man ? NAN : INFINITY;
   else v = std::ldexp(static_cast<float>(man | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
+}
+
+float BFloat16ToFloat(uint16_t h) {
+  uint32_t x = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t FloatToBFloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  return static_cast<uint16_t>(x >> 16);
 }
 
 uint16_t FloatToHalf(float f) {
@@ -101,6 +157,7 @@ int64_t ReadInt(const Tensor& t, int64_t i) {
     TARE_FOR_EACH_DTYPE(X)
 #undef X
     case DType::kFloat16: return static_cast<int64_t>(HalfToFloat(t.as<uint16_t>()[i]));
+    case DType::kBFloat16: return static_cast<int64_t>(BFloat16ToFloat(t.as<uint16_t>()[i]));
     default: return 0;
   }
 }
@@ -111,6 +168,7 @@ double ReadDouble(const Tensor& t, int64_t i) {
     TARE_FOR_EACH_DTYPE(X)
 #undef X
     case DType::kFloat16: return HalfToFloat(t.as<uint16_t>()[i]);
+    case DType::kBFloat16: return BFloat16ToFloat(t.as<uint16_t>()[i]);
     default: return 0;
   }
 }
@@ -139,6 +197,7 @@ void WriteDouble(Tensor& t, int64_t i, double v) {
     TARE_FOR_EACH_DTYPE(X)
 #undef X
     case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
+    case DType::kBFloat16: t.as<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(v)); break;
     default: break;
   }
 }
@@ -149,18 +208,37 @@ void WriteInt(Tensor& t, int64_t i, int64_t v) {
     TARE_FOR_EACH_DTYPE(X)
 #undef X
     case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
+    case DType::kBFloat16: t.as<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(v)); break;
     default: break;
   }
 }
 
 Result<Tensor> ConvertTensor(const Tensor& t, DType to) {
+  if (t.kind != ValueKind::kTensor) {
+    std::vector<Tensor> items;
+    for (const Tensor& item : *t.items) {
+      TARE_ASSIGN_OR_RETURN(Tensor c, ConvertTensor(item, to));
+      items.push_back(std::move(c));
+    }
+    Tensor r = t;
+    r.dtype = t.dtype == DType::kUndefined ? t.dtype : to;
+    r.items = std::make_shared<const std::vector<Tensor>>(std::move(items));
+    return r;
+  }
+  if ((t.dtype == DType::kString) != (to == DType::kString))
+    return Status::Error("cannot convert " + DTypeName(t.dtype) + " to " + DTypeName(to));
   TARE_ASSIGN_OR_RETURN(Tensor out, Tensor::Alloc(to, t.shape));
   int64_t n = t.numel();
+  if (to == DType::kString) {
+    for (int64_t i = 0; i < n; ++i) out.as<std::string>()[i] = t.as<std::string>()[i];
+    return out;
+  }
   if (to == t.dtype) {
     if (n) std::memcpy(out.data, t.data, t.nbytes());
     return out;
   }
-  bool int_path = !DTypeIsFloat(t.dtype) && !DTypeIsFloat(to);
+  auto is_float = [](DType d) { return DTypeIsFloat(d) || d == DType::kBFloat16; };
+  bool int_path = !is_float(t.dtype) && !is_float(to);
   for (int64_t i = 0; i < n; ++i) {
     if (to == DType::kBool) out.as<bool>()[i] = int_path ? ReadInt(t, i) != 0 : ReadDouble(t, i) != 0.0;
     else if (int_path) WriteInt(out, i, ReadInt(t, i));

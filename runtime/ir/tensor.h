@@ -24,12 +24,23 @@ Result<int64_t> NumElements(const Shape& shape);
 /// "[1,3,224,224]" ("?" for unknown dims).
 std::string ShapeStr(const Shape& shape);
 
-/// Dense row-major tensor. Copying a Tensor shares its storage.
+/// What a value is, as in ONNX's TypeProto: a tensor, a sequence of tensors, or an optional
+/// (holding nothing, a tensor or a sequence).
+enum class ValueKind : uint8_t { kTensor = 0, kSequence = 1, kOptional = 2 };
+/// "tensor", "sequence", "optional".
+const char* ValueKindName(ValueKind k);
+
+/// Dense row-major tensor, or (kind != kTensor) a sequence or optional value. Copying a Tensor
+/// shares its storage. String tensors (dtype kString) hold std::string elements.
 struct Tensor {
-  DType dtype = DType::kUndefined;
-  Shape shape;
+  DType dtype = DType::kUndefined;  ///< for sequences and optionals: the element type (may be kUndefined)
+  Shape shape;                      ///< unused ({}) for sequences and optionals
   void* data = nullptr;
   std::shared_ptr<void> owner;  ///< keeps `data` alive; may be null for borrowed views
+  ValueKind kind = ValueKind::kTensor;
+  /// kSequence: the elements (tensors). kOptional: empty for "no value", else the one contained
+  /// value (a tensor or a sequence). Unused for tensors.
+  std::shared_ptr<const std::vector<Tensor>> items;
 
   /// Product of dims (shape must be fully known and valid).
   int64_t numel() const;
@@ -38,8 +49,14 @@ struct Tensor {
   template <class T> T* as() { return static_cast<T*>(data); }
   template <class T> const T* as() const { return static_cast<const T*>(data); }
 
-  /// Allocates zero-filled, 64-byte aligned storage. Errors: invalid shape, too many elements.
+  /// Allocates zero-filled, 64-byte aligned storage (string tensors: empty strings). Errors: invalid
+  /// shape, too many elements, a dtype without storage (kUndefined).
   static Result<Tensor> Alloc(DType dtype, const Shape& shape);
+  /// A sequence of `items` (each a tensor of element type `elem`).
+  static Tensor Sequence(DType elem, std::vector<Tensor> items);
+  /// An optional holding `v` (a tensor or a sequence), or nothing when `v` is null.
+  static Tensor Optional(DType elem, const Tensor* v);
+  bool is_tensor() const { return kind == ValueKind::kTensor; }
   /// A view of existing memory (no ownership unless `owner` is given).
   static Tensor View(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner = nullptr);
 };
@@ -53,10 +70,18 @@ double ReadDouble(const Tensor& t, int64_t i);
 void WriteDouble(Tensor& t, int64_t i, double v);
 /// Writes an integer v to element i (exact for integer types).
 void WriteInt(Tensor& t, int64_t i, int64_t v);
-/// Copies a tensor, converting its elements to `to` (float->int truncates toward zero, as C++).
+/// Copies a tensor, converting its elements to `to` (float->int truncates toward zero, as C++;
+/// float->bfloat16 truncates the float32 bit pattern, as ONNX's Cast-13 reference does). Sequences
+/// and optionals are copied item by item, each converted to `to`. Errors: string <-> other types
+/// (see Cast for those), allocation failures.
 Result<Tensor> ConvertTensor(const Tensor& t, DType to);
+/// "float32 [1,3]", "sequence of float32", "optional of ...": a value's type for messages.
+std::string TypeStr(const Tensor& t);
 /// IEEE half <-> float conversions (round to nearest even).
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
+/// bfloat16 (the upper 16 bits of a float32) <-> float. FloatToBFloat16 truncates (NaN stays NaN).
+float BFloat16ToFloat(uint16_t h);
+uint16_t FloatToBFloat16(float f);
 
 }  // namespace tare

@@ -15,7 +15,8 @@ Status InferEyeLike(InferContext& ctx) {
   DType out = x.dtype;
   if (ctx.node.has("dtype")) {
     TARE_ASSIGN_OR_RETURN(int64_t code, ctx.node.GetInt("dtype", 0));
-    if (code < 0 || code > 64 || !DTypeIsValid(static_cast<int32_t>(code)))
+    if (code < 0 || code > 64 || !DTypeIsValid(static_cast<int32_t>(code)) ||
+        code == static_cast<int64_t>(DType::kString) || code == static_cast<int64_t>(DType::kBFloat16))
       return ctx.Error("attribute 'dtype' = " + std::to_string(code) + " is not a supported element type");
     out = static_cast<DType>(code);
   }

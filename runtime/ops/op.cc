@@ -70,6 +70,15 @@ void InferContext::SetOut(size_t i, DType dtype, Shape shape) {
   out[i].shape = std::move(shape);
 }
 
+void InferContext::SetOutByKernel(size_t i, ValueKind kind, DType dtype) {
+  if (i >= out.size() || node.outputs[i] < 0) return;
+  out[i].present = true;
+  out[i].dtype = dtype;
+  out[i].shape.clear();
+  out[i].kind = kind;
+  out[i].kernel_allocates = true;
+}
+
 Result<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
   size_t r = std::max(a.size(), b.size());
   Shape out(r);
@@ -94,16 +103,19 @@ Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank, const InferContext& ct
 
 const std::vector<OpSpec>& AllOps() {
   static const std::vector<OpSpec> ops = {
-#define TARE_OP(name, family, budget, doc) {#name, #family, &Infer##family, budget, doc},
+#define TARE_OP(name, family, budget, doc) {"", #name, #family, &Infer##family, budget, doc},
+#define TARE_OP_IN(domain, name, family, budget, doc) {domain, #name, #family, &Infer##family, budget, doc},
 #include "runtime/ops/op_list.inc"
+#undef TARE_OP_IN
 #undef TARE_OP
   };
   return ops;
 }
 
-const OpSpec* FindOp(const std::string& name) {
+const OpSpec* FindOp(const std::string& domain, const std::string& name) {
+  const std::string d = domain == "ai.onnx" ? "" : domain;
   for (const OpSpec& s : AllOps())
-    if (name == s.name) return &s;
+    if (name == s.name && d == s.domain) return &s;
   return nullptr;
 }
 

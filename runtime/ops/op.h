@@ -17,6 +17,11 @@ struct ValueInfo {
   DType dtype = DType::kUndefined;
   Shape shape;
   const Tensor* value = nullptr;  ///< data, when known before run time
+  ValueKind kind = ValueKind::kTensor;  ///< sequences and optionals have no shape (shape is {})
+  /// Outputs only: the kernel creates this output itself (sequences, optionals, results of
+  /// control flow whose shape only running a subgraph tells); nothing is preallocated and the
+  /// session evaluates such nodes at run time.
+  bool kernel_allocates = false;
 };
 
 /// Arguments of an op's shape inference: the node, its inputs (one entry per node input, absent
@@ -48,6 +53,8 @@ struct InferContext {
   Status CheckIndex(const Tensor& indices, int64_t p, int64_t dim) const;
   /// Sets output i (ignored when the node omits that output: nothing is computed for it).
   void SetOut(size_t i, DType dtype, Shape shape);
+  /// Sets output i as one the kernel allocates itself (see ValueInfo::kernel_allocates).
+  void SetOutByKernel(size_t i, ValueKind kind, DType dtype);
 };
 
 /// The bound a backend's result must meet relative to ref64 for one op, from standard
@@ -63,6 +70,7 @@ struct ErrorBudget {
 
 /// One op of the table.
 struct OpSpec {
+  const char* domain;  ///< "" for the ONNX default domain (also spelled "ai.onnx"), else e.g. "ai.onnx.preview.training"
   const char* name;    ///< ONNX op type
   const char* family;  ///< the spec/kernel family implementing it (runtime/ops/<family>.cc)
   Status (*infer)(InferContext&);
@@ -72,8 +80,10 @@ struct OpSpec {
 
 /// Every op in op_list.inc, in list order.
 const std::vector<OpSpec>& AllOps();
-/// The op called `name` in the default (ONNX) domain, or nullptr.
-const OpSpec* FindOp(const std::string& name);
+/// The op called `name` in `domain` ("" and "ai.onnx" both mean the default ONNX domain), or nullptr.
+const OpSpec* FindOp(const std::string& domain, const std::string& name);
+/// The op of `node` (its domain and op type), or nullptr.
+inline const OpSpec* FindOp(const Node& node) { return FindOp(node.domain, node.op); }
 
 // Shared helpers for specs.
 /// Numpy-style multidirectional broadcast of two shapes (ONNX "Broadcasting in ONNX").

@@ -4,6 +4,7 @@
 //   gamma=1.05070102214813232421875; HardSigmoid alpha=0.2, beta=0.5.
 //   Clip: optional inputs min (1) and max (2), scalars of x's dtype (Clip-11+; converters turn
 //   Clip-6's attributes into inputs). Dropout: inference only; optional output mask (bool, all true).
+//   Identity also passes sequences, optionals and string tensors through (Identity-16).
 #include "runtime/ops/specs.h"
 
 namespace tare {
@@ -13,6 +14,11 @@ Status InferUnary(InferContext& ctx) {
   int max_in = op == "Clip" ? 3 : op == "Dropout" ? 3 : 1;
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, max_in));
   const ValueInfo& x = ctx.in[0];
+  if (op == "Identity" && (x.kind != ValueKind::kTensor || x.dtype == DType::kString)) {
+    // Identity-16 passes sequences and optionals (and strings) through unchanged.
+    ctx.SetOutByKernel(0, x.kind, x.dtype);
+    return Status::Ok();
+  }
   // Float math runs in the compute type T, which holds float32 values; float16/float64 tensors
   // would be misread, so only float32 is accepted for it. Identity and Dropout copy any type.
   const bool copy_any = op == "Identity" || op == "Dropout";

@@ -70,9 +70,28 @@ std::string Reason(const std::string& why) {
 
 /// Compares one output; returns an empty string when it matches, else why not.
 std::string Compare(const Tensor& got, const Tensor& want) {
+  if (got.kind != want.kind) return "a " + TypeStr(got) + ", expected a " + TypeStr(want);
+  if (!want.is_tensor()) {
+    if (got.items->size() != want.items->size())
+      return std::to_string(got.items->size()) + " items, expected " + std::to_string(want.items->size());
+    for (size_t i = 0; i < want.items->size(); ++i) {
+      std::string why = Compare((*got.items)[i], (*want.items)[i]);
+      if (!why.empty()) return "item " + std::to_string(i) + ": " + why;
+    }
+    return "";
+  }
+  if (want.dtype == DType::kString || got.dtype == DType::kString) {
+    if (got.dtype != want.dtype) return "dtype " + DTypeName(got.dtype) + ", expected " + DTypeName(want.dtype);
+    if (got.shape != want.shape) return "shape " + ShapeStr(got.shape) + ", expected " + ShapeStr(want.shape);
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (got.as<std::string>()[i] != want.as<std::string>()[i])
+        return "element " + std::to_string(i) + ": '" + got.as<std::string>()[i] + "', expected '" + want.as<std::string>()[i] + "'";
+    return "";
+  }
   if (got.shape != want.shape) return "shape " + ShapeStr(got.shape) + ", expected " + ShapeStr(want.shape);
-  const bool want_float = DTypeIsFloat(want.dtype);
-  if (want_float != DTypeIsFloat(got.dtype) || (!want_float && got.dtype != want.dtype))
+  auto is_float = [](DType d) { return DTypeIsFloat(d) || d == DType::kBFloat16; };
+  const bool want_float = is_float(want.dtype);
+  if (want_float != is_float(got.dtype) || (!want_float && got.dtype != want.dtype))
     return "dtype " + DTypeName(got.dtype) + ", expected " + DTypeName(want.dtype);
   const int64_t n = want.numel();
   for (int64_t i = 0; i < n; ++i) {
@@ -114,9 +133,11 @@ std::string RunCase(const fs::path& dir, const std::string& backend) {
     for (size_t i = 0;; ++i) {
       fs::path p = set / ("input_" + std::to_string(i) + ".pb");
       if (!fs::exists(p)) break;
-      Result<NamedTensor> t = ReadTensorProtoFile(p.string());
-      if (!t.ok()) return t.status().message();
       if (i >= g.inputs.size()) return "more input files than graph inputs";
+      Result<NamedTensor> t = ReadValueProtoFile(p.string(), g.values[g.inputs[i]].kind);
+      if (!t.ok()) return t.status().message();
+      if (g.values[g.inputs[i]].dtype == DType::kBFloat16 && t->tensor.dtype == DType::kUInt16)
+        t->tensor.dtype = DType::kBFloat16;  // numpy has no bfloat16: ONNX stores the bit patterns as uint16
       inputs.push_back({g.values[g.inputs[i]].name, t->tensor});
     }
     std::vector<NamedTensor> outputs;
@@ -125,9 +146,11 @@ std::string RunCase(const fs::path& dir, const std::string& backend) {
     for (size_t i = 0;; ++i) {
       fs::path p = set / ("output_" + std::to_string(i) + ".pb");
       if (!fs::exists(p)) break;
-      Result<NamedTensor> want = ReadTensorProtoFile(p.string());
-      if (!want.ok()) return want.status().message();
       if (i >= outputs.size()) return "fewer outputs than expected";
+      Result<NamedTensor> want = ReadValueProtoFile(p.string(), g.values[g.outputs[i]].kind);
+      if (!want.ok()) return want.status().message();
+      if (outputs[i].tensor.dtype == DType::kBFloat16 && want->tensor.dtype == DType::kUInt16)
+        want->tensor.dtype = DType::kBFloat16;  // as for inputs
       std::string why = Compare(outputs[i].tensor, want->tensor);
       if (!why.empty()) return set.filename().string() + " output " + std::to_string(i) + ": " + why;
     }

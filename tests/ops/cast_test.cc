@@ -6,6 +6,8 @@
 
 #include "tests/ops/op_test_util.h"
 
+#include <string>
+
 using namespace tare;
 using namespace tare::test;
 
@@ -70,7 +72,7 @@ TEST_CASE("Cast float16 rounding (nearest even) and decoding") {
 
 TEST_CASE("Cast rejects bad or missing 'to'") {
   CheckFails(NodeOf("Cast"), {F32({1}, {1})}, "'to' is required");
-  CheckFails(CastTo(DType::kString), {F32({1}, {1})}, "not a supported type code");
+  CheckFails(CastTo(DType::kUndefined), {F32({1}, {1})}, "not a supported type code");
   CheckFails(NodeOf("Cast").Attr("to", int64_t(99)), {F32({1}, {1})}, "not a supported type code");
   CheckFails(NodeOf("Cast").Attr("to", 1.0), {F32({1}, {1})}, "should be int");
 }
@@ -84,4 +86,91 @@ TEST_CASE("CastLike takes the dtype of its second input") {
   Check(NodeOf("CastLike"), {I64({2}, {-1, 256}), Make(DType::kUInt8, {}, {7})}, {{{2}, {255, 0}, DType::kUInt8}});
   Check(NodeOf("CastLike"), {Make(DType::kFloat64, {1}, {0.25}), F32({1}, {0})}, {{{1}, {0.25}}});
   CheckFails(NodeOf("CastLike"), {F32({1}, {1})}, "expects 2 inputs");
+}
+
+namespace {
+
+Tensor Str(const Shape& shape, const std::vector<std::string>& v) {
+  Tensor t = Tensor::Alloc(DType::kString, shape).value();
+  for (size_t i = 0; i < v.size(); ++i) t.as<std::string>()[i] = v[i];
+  return t;
+}
+
+/// Runs the node on ref64 and ref and checks the string output.
+void CheckStr(const Node& node, const std::vector<Tensor>& in, const std::vector<std::string>& expected) {
+  for (DType c : {DType::kFloat64, DType::kFloat32}) {
+    auto r = Run(node, in, c);
+    REQUIRE(r.ok());
+    const Tensor& y = (*r)[0];
+    REQUIRE(y.dtype == DType::kString);
+    CHECK(y.shape == in[0].shape);
+    REQUIRE(y.numel() == static_cast<int64_t>(expected.size()));
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(y.as<std::string>()[i] == expected[i]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Cast number -> string prints numpy's str()") {
+  // Expected: /usr/bin/python3, str(np.float32(x)) for each x (shortest round-trip digits of
+  // float32; positional for 1e-4 <= |x| < 1e16; float32(1e-4) = 9.99999974e-05 is below 1e-4).
+  CheckStr(CastTo(DType::kString),
+           {F32({14}, {0.1, 100, 1e-5, 1.5e16, -0.0, kNaN, kInf, -kInf, 0.039187793, 1e16, 123456789, 1e-4, 1e15,
+                       3.4028235e38})},
+           {"0.1", "100.0", "1e-05", "1.5e+16", "-0.0", "nan", "inf", "-inf", "0.039187793", "1e+16", "123456790.0",
+            "1e-04", "1000000000000000.0", "3.4028235e+38"});
+  // float64 (str(np.float64(x))): 1/3 is not a float32 value, so ref64 prints all its digits too.
+  CheckStr(CastTo(DType::kString), {Make(DType::kFloat64, {3}, {1.0 / 3, 1e100, 2.5})},
+           {"0.3333333333333333", "1e+100", "2.5"});
+  // float16 (str(np.float16(x))): 65504 -> "65500.0", float16(1e-7) -> "1e-07".
+  CheckStr(CastTo(DType::kString), {Make(DType::kFloat16, {4}, {0.1, 65504, 1e-7, 0.5})}, {"0.1", "65500.0", "1e-07", "0.5"});
+  // bfloat16 0x3DCC = 0.099609375: "0.1" reads back as 0x3DCD (float32 0x3DCCCCCD rounds up), while
+  // "0.0996" (float32 0x3DCBFB16) rounds to 0x3DCC: the shortest text is "0.0996".
+  CheckStr(CastTo(DType::kString), {Make(DType::kBFloat16, {2}, {0.099609375, 256})}, {"0.0996", "256.0"});
+  CheckStr(CastTo(DType::kString), {I64({3}, {-12, 0, 9223372036854775807})}, {"-12", "0", "9223372036854775807"});
+  CheckStr(CastTo(DType::kString), {Make(DType::kUInt8, {1}, {255})}, {"255"});
+  CheckStr(CastTo(DType::kString), {Make(DType::kBool, {2}, {1, 0})}, {"True", "False"});
+  CheckStr(CastTo(DType::kString), {Str({2}, {"x", ""})}, {"x", ""});
+  CheckStr(NodeOf("CastLike"), {F32({2}, {0.25, -3}), Str({1}, {"like"})}, {"0.25", "-3.0"});
+}
+
+TEST_CASE("Cast string -> number parses numbers, INF/NaN in any case, true/false") {
+  // float32: the nearest float32 to the text (Check compares within 2 eps of the decimal value).
+  Check(CastTo(DType::kFloat32), {Str({9}, {"3.14", "1E8", "-2.5e-3", "+INF", "inf", "-INF", "NaN", " 7 ", "+1.5"})},
+        {{{9}, {3.14, 1e8, -2.5e-3, kInf, kInf, -kInf, kNaN, 7, 1.5}}});
+  Check(CastTo(DType::kFloat64), {Str({2}, {"0.1", "-1e-300"})}, {{{2}, {0.1, -1e-300}, DType::kFloat64}});
+  // Beyond double's range: +-inf, or +-0 when tiny; beyond float32's range: +-inf.
+  Check(CastTo(DType::kFloat64), {Str({3}, {"1e400", "-1e-400", "-1e999"})}, {{{3}, {kInf, -0.0, -kInf}, DType::kFloat64}});
+  // On ref (float32 held as float) 1e39 overflows to inf; ref64 keeps float32 values as doubles.
+  auto big = Run(CastTo(DType::kFloat32), {Str({2}, {"1e39", "-1e39"})}, DType::kFloat32);
+  REQUIRE(big.ok());
+  CHECK(ReadDouble((*big)[0], 0) == kInf);
+  CHECK(ReadDouble((*big)[0], 1) == -kInf);
+  // Integers: integer text exactly; other numbers truncate toward zero (and saturate) as floats do.
+  Check(CastTo(DType::kInt32), {Str({6}, {"12", "-7", "100.5", "1e3", "true", "3000000000"})},
+        {{{6}, {12, -7, 100, 1000, 1, -1294967296}, DType::kInt32}});  // 3e9 is an integer: wraps (3e9 - 2^32)
+  Check(CastTo(DType::kUInt64), {Str({1}, {"18446744073709551615"})}, {{{1}, {18446744073709551615.0}, DType::kUInt64}});
+  Check(CastTo(DType::kBool), {Str({4}, {"0", "2", "False", "TRUE"})}, {{{4}, {0, 1, 0, 1}, DType::kBool}});
+  Check(NodeOf("CastLike"), {Str({1}, {"-0.5"}), F32({1}, {0})}, {{{1}, {-0.5}}});
+  for (DType c : {DType::kFloat64, DType::kFloat32}) {
+    auto r = Run(CastTo(DType::kFloat32), {Str({2}, {"1", "hello"})}, c);
+    REQUIRE(!r.ok());
+    CHECK(r.status().message().find("cannot parse 'hello'") != std::string::npos);
+  }
+}
+
+TEST_CASE("Cast float <-> bfloat16 (truncation of the float32 bits)") {
+  // float32(0.1) = 0x3DCCCCCD -> bfloat16 0x3DCC = 0.099609375 (truncated, not rounded up to 0x3DCD);
+  // -2.5 and 1 are exact; 3.0e38 = 0x7F61B1E6 -> 0x7F61 = 2.9908203e38 (= 0x7F61 << 16 as float32).
+  Check(CastTo(DType::kBFloat16), {F32({4}, {0.1, -2.5, 1, kInf})}, {{{4}, {0.099609375, -2.5, 1, kInf}, DType::kBFloat16}});
+  for (DType c : {DType::kFloat64, DType::kFloat32}) {  // NaN stays NaN (Check compares bfloat16 exactly)
+    auto r = Run(CastTo(DType::kBFloat16), {F32({1}, {kNaN})}, c);
+    REQUIRE(r.ok());
+    CHECK(std::isnan(ReadDouble((*r)[0], 0)));
+  }
+  Check(CastTo(DType::kBFloat16), {F32({1}, {3.0e38})}, {{{1}, {0x1.c2p+127}, DType::kBFloat16}});
+  // bfloat16 -> float32 / int32 is exact (values built from exactly representable bfloat16 numbers).
+  Check(CastTo(DType::kFloat32), {Make(DType::kBFloat16, {3}, {0.099609375, -3, 256})}, {{{3}, {0.099609375, -3, 256}}});
+  Check(CastTo(DType::kInt32), {Make(DType::kBFloat16, {2}, {-2.5, 7.5})}, {{{2}, {-2, 7}, DType::kInt32}});
+  Check(NodeOf("CastLike"), {F32({1}, {0.1}), Make(DType::kBFloat16, {1}, {0})}, {{{1}, {0.099609375}, DType::kBFloat16}});
 }

@@ -89,7 +89,7 @@ Result<std::vector<Tensor>> Run(const Node& node_in, const std::vector<Tensor>& 
 
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
            double k, double scale) {
-  const OpSpec* spec = FindOp(node.op);
+  const OpSpec* spec = FindOp(node);
   REQUIRE(spec != nullptr);
   const double eps32 = 1.0 / (1 << 24);
   Result<std::vector<Tensor>> r64 = Run(node, inputs, DType::kFloat64);

@@ -1,0 +1,296 @@
+// Reference kernels of If, Loop, Scan and SequenceMap (semantics: runtime/ops/control_flow.cc).
+// Bodies run on the reference interpreter (GraphEvaluator) in the same compute type as the node,
+// prepared once when the kernel is made. Values pass between iterations without copies (tensors
+// are immutable once produced); scan outputs are stacked by copying.
+#include <cstring>
+#include <memory>
+
+#include "backends/ref/eval_node.h"
+
+namespace tare {
+namespace {
+
+/// Most iterations a Loop may run: a model whose loop never stops (no trip count, a condition
+/// that stays true) gets an error instead of hanging.
+constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+
+using Evaluator = std::shared_ptr<GraphEvaluator>;
+
+template <class T>
+Result<Evaluator> Prepare(const Node& node, const char* name) {
+  auto it = node.attrs.find(name);
+  if (it == node.attrs.end() || it->second.kind != Attr::Kind::kGraph || !it->second.graph)
+    return Status::Error(node.Where() + ": attribute '" + std::string(name) + "' (a graph) is missing");
+  const DType compute = std::is_same_v<T, double> ? DType::kFloat64 : DType::kFloat32;
+  Result<std::unique_ptr<GraphEvaluator>> e = GraphEvaluator::Create(it->second.graph, compute);
+  if (!e.ok()) return Status::Error(node.Where() + ": " + name + ": " + e.status().message());
+  return Evaluator(std::move(e).value());
+}
+
+bool ReadCond(const Tensor& t) { return ReadInt(t, 0) != 0; }
+
+Tensor Int64Scalar(int64_t v) {
+  Tensor t = Tensor::Alloc(DType::kInt64, {}).value();
+  *t.as<int64_t>() = v;
+  return t;
+}
+
+Tensor BoolScalar(bool v) {
+  Tensor t = Tensor::Alloc(DType::kBool, {}).value();
+  *t.as<bool>() = v;
+  return t;
+}
+
+// Slice i of x along `axis` (that axis removed), copied.
+Result<Tensor> SliceAxis(const Tensor& x, size_t axis, int64_t i) {
+  Shape s = x.shape;
+  s.erase(s.begin() + static_cast<std::ptrdiff_t>(axis));
+  TARE_ASSIGN_OR_RETURN(Tensor y, Tensor::Alloc(x.dtype, s));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const int64_t len = x.shape[axis];
+  const size_t es = DTypeSize(x.dtype);
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(static_cast<uint8_t*>(y.data) + static_cast<size_t>(o * inner) * es,
+                static_cast<const uint8_t*>(x.data) + static_cast<size_t>((o * len + i) * inner) * es,
+                static_cast<size_t>(inner) * es);
+  return y;
+}
+
+// Stacks equal-shaped tensors along a new `axis` (in [0, rank]). With no parts the result is
+// [0] + nothing known: shape {0}.
+Result<Tensor> Stack(const std::vector<Tensor>& parts, size_t axis, DType dtype, const std::string& where) {
+  if (parts.empty()) return Tensor::Alloc(dtype, {0});
+  const Tensor& p0 = parts[0];
+  if (p0.dtype == DType::kString || !p0.is_tensor()) return Status::Error(where + ": scan outputs must be numeric tensors");
+  for (const Tensor& p : parts)
+    if (p.shape != p0.shape || p.dtype != p0.dtype || !p.is_tensor())
+      return Status::Error(where + ": scan output slices differ in shape or type (" + TypeStr(p0) + " vs " + TypeStr(p) + ")");
+  if (axis > p0.shape.size()) return Status::Error(where + ": scan output axis is out of range");
+  Shape s = p0.shape;
+  s.insert(s.begin() + static_cast<std::ptrdiff_t>(axis), static_cast<int64_t>(parts.size()));
+  TARE_ASSIGN_OR_RETURN(Tensor y, Tensor::Alloc(p0.dtype, s));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= p0.shape[d];
+  for (size_t d = axis; d < p0.shape.size(); ++d) inner *= p0.shape[d];
+  const int64_t n = static_cast<int64_t>(parts.size());
+  const size_t es = DTypeSize(p0.dtype);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < n; ++k)
+      std::memcpy(static_cast<uint8_t*>(y.data) + static_cast<size_t>((o * n + k) * inner) * es,
+                  static_cast<const uint8_t*>(parts[static_cast<size_t>(k)].data) + static_cast<size_t>(o * inner) * es,
+                  static_cast<size_t>(inner) * es);
+  return y;
+}
+
+Result<size_t> Axis(int64_t a, size_t rank, const std::string& where, const char* what) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (a < -r || a >= r) return Status::Error(where + ": " + what + " " + std::to_string(a) + " is out of range for rank " + std::to_string(r));
+  return static_cast<size_t>(a < 0 ? a + r : a);
+}
+
+template <class T>
+Result<KernelFn> MakeIf(const Node& node) {
+  TARE_ASSIGN_OR_RETURN(Evaluator then_e, Prepare<T>(node, "then_branch"));
+  TARE_ASSIGN_OR_RETURN(Evaluator else_e, Prepare<T>(node, "else_branch"));
+  return KernelFn([then_e, else_e](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
+    std::vector<Tensor> captured;
+    for (size_t i = 1; i < in.size(); ++i) captured.push_back(in[i] ? *in[i] : Tensor());
+    GraphEvaluator& e = ReadCond(*in[0]) ? *then_e : *else_e;
+    TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, e.Run(captured));
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i]) *out[i] = std::move(res[i]);
+    return Status::Ok();
+  });
+}
+
+template <class T>
+Result<KernelFn> MakeLoop(const Node& node) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+  TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
+  const std::string where = node.Where();
+  return KernelFn([body, cap, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
+    const size_t carried = in.size() - static_cast<size_t>(cap) - 2;
+    const size_t scans = out.size() - carried;
+    const int64_t max_trip = in[0] ? ReadInt(*in[0], 0) : -1;
+    bool cond = in[1] ? ReadCond(*in[1]) : true;
+    std::vector<Tensor> args(2 + carried + static_cast<size_t>(cap));
+    for (size_t i = 0; i < carried; ++i) args[2 + i] = *in[2 + i];
+    for (size_t i = 0; i < static_cast<size_t>(cap); ++i) args[2 + carried + i] = in[2 + carried + i] ? *in[2 + carried + i] : Tensor();
+    std::vector<std::vector<Tensor>> scan_parts(scans);
+    const std::vector<int>& body_outs = body->graph().outputs;
+    int64_t i = 0;
+    for (; (max_trip < 0 || i < max_trip) && cond; ++i) {
+      if (i >= kMaxLoopIterations)
+        return Status::Error(where + ": the loop ran " + std::to_string(i) + " iterations without stopping (limit)");
+      args[0] = Int64Scalar(i);
+      args[1] = BoolScalar(cond);
+      TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body->Run(args));
+      const Tensor& c = res[0];
+      if (!c.is_tensor() || c.numel() != 1) return Status::Error(where + ": the body's cond output must have one element");
+      cond = ReadCond(c);
+      for (size_t k = 0; k < carried; ++k) args[2 + k] = std::move(res[1 + k]);
+      for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(std::move(res[1 + carried + k]));
+    }
+    for (size_t k = 0; k < carried; ++k)
+      if (out[k]) *out[k] = args[2 + k];
+    for (size_t k = 0; k < scans; ++k) {
+      if (!out[carried + k]) continue;
+      const DType dt = scan_parts[k].empty() ? out[carried + k]->dtype : scan_parts[k][0].dtype;
+      (void)body_outs;
+      TARE_ASSIGN_OR_RETURN(*out[carried + k], Stack(scan_parts[k], 0, dt, where));
+    }
+    return Status::Ok();
+  });
+}
+
+struct ScanAttrs {
+  int64_t m = 0;
+  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+  bool v8 = false;
+};
+
+// One Scan-9+ run over states and scan inputs (already without the batch axis for Scan-8).
+Result<std::vector<Tensor>> ScanOnce(GraphEvaluator& body, const ScanAttrs& a, std::vector<Tensor> states,
+                                     const std::vector<Tensor>& xs, const std::vector<Tensor>& captured,
+                                     size_t n_outputs, const std::string& where) {
+  const size_t n_states = states.size();
+  const size_t m = xs.size();
+  std::vector<size_t> axes(m);
+  int64_t len = -1;
+  for (size_t j = 0; j < m; ++j) {
+    TARE_ASSIGN_OR_RETURN(axes[j], Axis(j < a.in_axes.size() ? a.in_axes[j] : 0, xs[j].shape.size(), where, "scan_input_axes value"));
+    const int64_t l = xs[j].shape[axes[j]];
+    if (len >= 0 && l != len) return Status::Error(where + ": scan inputs have different lengths (" + std::to_string(len) + " and " + std::to_string(l) + ")");
+    len = l;
+  }
+  const size_t scans = n_outputs - n_states;
+  std::vector<std::vector<Tensor>> parts(scans);
+  std::vector<Tensor> args(n_states + m + captured.size());
+  for (size_t c = 0; c < captured.size(); ++c) args[n_states + m + c] = captured[c];
+  for (int64_t t = 0; t < len; ++t) {
+    for (size_t s = 0; s < n_states; ++s) args[s] = states[s];
+    for (size_t j = 0; j < m; ++j) {
+      const bool rev = j < a.in_dirs.size() && a.in_dirs[j] == 1;
+      TARE_ASSIGN_OR_RETURN(args[n_states + j], SliceAxis(xs[j], axes[j], rev ? len - 1 - t : t));
+    }
+    TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body.Run(args));
+    for (size_t s = 0; s < n_states; ++s) states[s] = std::move(res[s]);
+    for (size_t k = 0; k < scans; ++k) parts[k].push_back(std::move(res[n_states + k]));
+  }
+  std::vector<Tensor> out = std::move(states);
+  for (size_t k = 0; k < scans; ++k) {
+    if (k < a.out_dirs.size() && a.out_dirs[k] == 1) std::reverse(parts[k].begin(), parts[k].end());
+    const size_t rank = parts[k].empty() ? 0 : parts[k][0].shape.size();
+    TARE_ASSIGN_OR_RETURN(size_t axis, Axis(k < a.out_axes.size() ? a.out_axes[k] : 0, rank + 1, where, "scan_output_axes value"));
+    const DType dt = parts[k].empty() ? DType::kFloat32 : parts[k][0].dtype;
+    TARE_ASSIGN_OR_RETURN(Tensor y, Stack(parts[k], axis, dt, where));
+    out.push_back(std::move(y));
+  }
+  return out;
+}
+
+template <class T>
+Result<KernelFn> MakeScan(const Node& node) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+  TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
+  ScanAttrs a;
+  TARE_ASSIGN_OR_RETURN(int64_t v8, node.GetInt("tare.scan8", 0));
+  a.v8 = v8 != 0;
+  TARE_ASSIGN_OR_RETURN(a.m, node.GetInt("num_scan_inputs", 1));
+  TARE_ASSIGN_OR_RETURN(a.in_axes, node.GetInts("scan_input_axes"));
+  TARE_ASSIGN_OR_RETURN(a.in_dirs, node.GetInts(a.v8 ? "directions" : "scan_input_directions"));
+  TARE_ASSIGN_OR_RETURN(a.out_axes, node.GetInts("scan_output_axes"));
+  TARE_ASSIGN_OR_RETURN(a.out_dirs, node.GetInts("scan_output_directions"));
+  const std::string where = node.Where();
+  return KernelFn([body, cap, a, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
+    const size_t first = a.v8 ? 1 : 0;
+    const size_t n_in = in.size() - static_cast<size_t>(cap) - first;
+    const size_t m = static_cast<size_t>(a.m), n_states = n_in - m;
+    std::vector<Tensor> captured;
+    for (size_t c = 0; c < static_cast<size_t>(cap); ++c) captured.push_back(in[first + n_in + c] ? *in[first + n_in + c] : Tensor());
+    std::vector<Tensor> results;
+    if (!a.v8) {
+      std::vector<Tensor> states, xs;
+      for (size_t s = 0; s < n_states; ++s) states.push_back(*in[s]);
+      for (size_t j = 0; j < m; ++j) xs.push_back(*in[n_states + j]);
+      TARE_ASSIGN_OR_RETURN(results, ScanOnce(*body, a, states, xs, captured, out.size(), where));
+    } else {
+      // Scan-8: every input has a batch axis 0; run each batch entry and stack the results.
+      int64_t batch = -1;
+      for (size_t i = first; i < first + n_in; ++i) {
+        if (in[i]->shape.empty()) return Status::Error(where + ": Scan-8 inputs need a batch axis");
+        if (batch >= 0 && in[i]->shape[0] != batch) return Status::Error(where + ": Scan-8 inputs differ in batch size");
+        batch = in[i]->shape[0];
+      }
+      std::vector<std::vector<Tensor>> per_out(out.size());
+      for (int64_t b = 0; b < batch; ++b) {
+        std::vector<Tensor> states, xs;
+        for (size_t s = 0; s < n_states; ++s) {
+          TARE_ASSIGN_OR_RETURN(Tensor st, SliceAxis(*in[first + s], 0, b));
+          states.push_back(std::move(st));
+        }
+        for (size_t j = 0; j < m; ++j) {
+          TARE_ASSIGN_OR_RETURN(Tensor x, SliceAxis(*in[first + n_states + j], 0, b));
+          if (in[0] && ReadInt(*in[0], b) != x.shape[0])
+            return Status::Error(where + ": Scan-8 sequence_lens shorter than the scan axis are not supported");
+          xs.push_back(std::move(x));
+        }
+        TARE_ASSIGN_OR_RETURN(std::vector<Tensor> r, ScanOnce(*body, a, states, xs, captured, out.size(), where));
+        for (size_t k = 0; k < r.size(); ++k) per_out[k].push_back(std::move(r[k]));
+      }
+      for (size_t k = 0; k < out.size(); ++k) {
+        const DType dt = per_out[k].empty() ? DType::kFloat32 : per_out[k][0].dtype;
+        TARE_ASSIGN_OR_RETURN(Tensor y, Stack(per_out[k], 0, dt, where));
+        results.push_back(std::move(y));
+      }
+    }
+    for (size_t k = 0; k < out.size(); ++k)
+      if (out[k]) *out[k] = std::move(results[k]);
+    return Status::Ok();
+  });
+}
+
+template <class T>
+Result<KernelFn> MakeSequenceMap(const Node& node) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+  TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
+  const std::string where = node.Where();
+  return KernelFn([body, cap, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
+    const size_t n_in = in.size() - static_cast<size_t>(cap);
+    const size_t len = in[0]->items->size();
+    for (size_t i = 1; i < n_in; ++i)
+      if (in[i]->kind == ValueKind::kSequence && in[i]->items->size() != len)
+        return Status::Error(where + ": input sequences have different lengths (" + std::to_string(len) + " and " +
+                             std::to_string(in[i]->items->size()) + ")");
+    std::vector<std::vector<Tensor>> items(out.size());
+    std::vector<Tensor> args(in.size());
+    for (size_t i = n_in; i < in.size(); ++i) args[i] = in[i] ? *in[i] : Tensor();
+    for (size_t k = 0; k < len; ++k) {
+      for (size_t i = 0; i < n_in; ++i) args[i] = in[i]->kind == ValueKind::kSequence ? (*in[i]->items)[k] : *in[i];
+      TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body->Run(args));
+      for (size_t o = 0; o < out.size(); ++o) items[o].push_back(std::move(res[o]));
+    }
+    for (size_t o = 0; o < out.size(); ++o) {
+      if (!out[o]) continue;
+      const DType dt = items[o].empty() ? out[o]->dtype : items[o][0].dtype;
+      *out[o] = Tensor::Sequence(dt, std::move(items[o]));
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+template <class T>
+Result<KernelFn> MakeControlFlow(const Node& node) {
+  if (node.op == "If") return MakeIf<T>(node);
+  if (node.op == "Loop") return MakeLoop<T>(node);
+  if (node.op == "Scan") return MakeScan<T>(node);
+  return MakeSequenceMap<T>(node);
+}
+
+TARE_INSTANTIATE_REF(ControlFlow)
+
+}  // namespace tare

@@ -1,0 +1,153 @@
+// Reference kernel of GridSample (semantics: runtime/ops/grid_sample.cc).
+// For each output point the coordinates, padding and tap weights are computed in double (the same
+// numbers for `ref` and `ref64`); each weight is then rounded once to T. Taps are combined in T:
+//   bilinear: acc = 0; acc += w * x for the in-range taps in the order (y0,x0), (y0,x1), (y1,x0),
+//     (y1,x1), with w = (x1 - x)(y1 - y), (x - x0)(y1 - y), (x1 - x)(y - y0), (x - x0)(y - y0);
+//   bicubic: per tap row i = 0..3: r_i = sum_j wx_j * x[row i, col j] (j ascending, out-of-range
+//     taps 0), then y = sum_i wy_i * r_i (i ascending);
+//   nearest: a copy (exact).
+// Coordinates are checked against [0, W) as doubles before any conversion to an integer, so
+// NaN, infinite or huge grid values are well defined.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "kernels/ref/ref_kernels.h"
+
+namespace tare {
+namespace {
+
+enum class Mode { kBilinear, kNearest, kBicubic };
+enum class Pad { kZeros, kBorder, kReflection };
+
+struct GsAttrs {
+  Mode mode = Mode::kBilinear;
+  Pad pad = Pad::kZeros;
+  bool align = false;
+};
+
+double Unnormalize(double c, int64_t size, bool align) {
+  return align ? (c + 1) / 2 * static_cast<double>(size - 1) : ((c + 1) * static_cast<double>(size) - 1) / 2;
+}
+
+double Clamp(double v, int64_t size) {
+  if (std::isnan(v)) return v;
+  return std::min(static_cast<double>(size - 1), std::max(v, 0.0));
+}
+
+/// Reflects v into [twice_low / 2, twice_high / 2] (PyTorch's reflect_coordinates).
+double Reflect(double v, double twice_low, double twice_high) {
+  if (twice_low == twice_high) return 0;
+  const double lo = twice_low / 2, span = (twice_high - twice_low) / 2;
+  v = std::fabs(v - lo);
+  const double extra = std::fmod(v, span);
+  const double flips = std::floor(v / span);
+  return std::fmod(flips, 2.0) == 0 ? extra + lo : span - extra + lo;
+}
+
+/// Applies the padding mode to a pixel coordinate along an axis of `size` pixels.
+double PadCoord(double v, int64_t size, const GsAttrs& a) {
+  if (a.pad == Pad::kBorder) return Clamp(v, size);
+  if (a.pad == Pad::kReflection) {
+    if (!std::isfinite(v)) return v;
+    v = a.align ? Reflect(v, 0, 2.0 * static_cast<double>(size - 1)) : Reflect(v, -1, 2.0 * static_cast<double>(size) - 1);
+    return Clamp(v, size);
+  }
+  return v;
+}
+
+bool InRange(double v, int64_t size) { return v >= 0 && v < static_cast<double>(size); }
+
+/// Keys cubic kernel weights for fractional offset t in [0, 1), A = -0.75 (PyTorch's coefficients).
+void CubicWeights(double t, double w[4]) {
+  const double A = -0.75;
+  auto near = [&](double d) { return ((A + 2) * d - (A + 3)) * d * d + 1; };    // |d| <= 1
+  auto far = [&](double d) { return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A; };  // 1 < |d| < 2
+  w[0] = far(t + 1);
+  w[1] = near(t);
+  w[2] = near(1 - t);
+  w[3] = far(2 - t);
+}
+
+template <class T>
+T SamplePoint(const T* img, int64_t h, int64_t w, double gx, double gy, const GsAttrs& a) {
+  double x = Unnormalize(gx, w, a.align), y = Unnormalize(gy, h, a.align);
+  if (a.mode == Mode::kBicubic) {
+    if (!std::isfinite(x) || !std::isfinite(y)) return T(0);
+    const double x0 = std::floor(x), y0 = std::floor(y);
+    double wx[4], wy[4];
+    CubicWeights(x - x0, wx);
+    CubicWeights(y - y0, wy);
+    T acc = T(0);
+    for (int i = 0; i < 4; ++i) {
+      const double ty = PadCoord(y0 - 1 + i, h, a);
+      T row = T(0);
+      if (InRange(ty, h))
+        for (int j = 0; j < 4; ++j) {
+          const double tx = PadCoord(x0 - 1 + j, w, a);
+          if (InRange(tx, w))
+            row = row + static_cast<T>(wx[j]) * img[static_cast<int64_t>(ty) * w + static_cast<int64_t>(tx)];
+        }
+      acc = acc + static_cast<T>(wy[i]) * row;
+    }
+    return acc;
+  }
+  x = PadCoord(x, w, a);
+  y = PadCoord(y, h, a);
+  if (a.mode == Mode::kNearest) {
+    const double rx = std::nearbyint(x), ry = std::nearbyint(y);
+    if (!InRange(rx, w) || !InRange(ry, h)) return T(0);
+    return img[static_cast<int64_t>(ry) * w + static_cast<int64_t>(rx)];
+  }
+  if (!std::isfinite(x) || !std::isfinite(y)) return T(0);
+  const double x0 = std::floor(x), y0 = std::floor(y), x1 = x0 + 1, y1 = y0 + 1;
+  const double xs[4] = {x0, x1, x0, x1}, ys[4] = {y0, y0, y1, y1};
+  const double ws[4] = {(x1 - x) * (y1 - y), (x - x0) * (y1 - y), (x1 - x) * (y - y0), (x - x0) * (y - y0)};
+  T acc = T(0);
+  for (int t = 0; t < 4; ++t)
+    if (InRange(xs[t], w) && InRange(ys[t], h))
+      acc = acc + static_cast<T>(ws[t]) * img[static_cast<int64_t>(ys[t]) * w + static_cast<int64_t>(xs[t])];
+  return acc;
+}
+
+}  // namespace
+
+template <class T>
+Result<KernelFn> MakeGridSample(const Node& node) {
+  GsAttrs a;
+  TARE_ASSIGN_OR_RETURN(std::string mode, node.GetString("mode", "bilinear"));
+  TARE_ASSIGN_OR_RETURN(std::string pad, node.GetString("padding_mode", "zeros"));
+  TARE_ASSIGN_OR_RETURN(int64_t align, node.GetInt("align_corners", 0));
+  if (mode == "bilinear" || mode == "linear") a.mode = Mode::kBilinear;
+  else if (mode == "nearest") a.mode = Mode::kNearest;
+  else if (mode == "bicubic" || mode == "cubic") a.mode = Mode::kBicubic;
+  else return Status::Error(node.Where() + ": attribute 'mode' must be bilinear, nearest or bicubic, got '" + mode + "'");
+  if (pad == "zeros") a.pad = Pad::kZeros;
+  else if (pad == "border") a.pad = Pad::kBorder;
+  else if (pad == "reflection") a.pad = Pad::kReflection;
+  else return Status::Error(node.Where() + ": attribute 'padding_mode' must be zeros, border or reflection, got '" + pad + "'");
+  a.align = align != 0;
+  return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const Tensor& x = *in[0];
+    const Tensor& grid = *in[1];
+    Tensor& y = *out[0];
+    const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+    const int64_t ho = grid.shape[1], wo = grid.shape[2];
+    const T* xd = x.as<T>();
+    const T* gd = grid.as<T>();
+    T* yd = y.as<T>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const T* img = xd + (b * c + ch) * h * w;
+        for (int64_t p = 0; p < ho * wo; ++p) {
+          const T* g = gd + (b * ho * wo + p) * 2;
+          yd[(b * c + ch) * ho * wo + p] = SamplePoint<T>(img, h, w, static_cast<double>(g[0]), static_cast<double>(g[1]), a);
+        }
+      }
+    return Status::Ok();
+  });
+}
+
+TARE_INSTANTIATE_REF(GridSample)
+
+}  // namespace tare
