@@ -12,6 +12,9 @@ pkgs=(build-essential cmake ninja-build pkg-config
 if [[ "${1:-}" == "--fixtures" ]]; then
   pkgs+=(python3-torch python3-torchvision python3-onnx python3-numpy dataset-fashion-mnist)
 fi
+# npm fetches the published Silero VAD models for the tests (tests/models/silero/fetch.sh). A
+# machine may already have npm from another source (e.g. NodeSource's nodejs): keep that one.
+command -v npm >/dev/null || pkgs+=(nodejs npm)
 SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
 missing=()
 for p in "${pkgs[@]}"; do
