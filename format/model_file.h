@@ -18,7 +18,7 @@
 namespace tare {
 
 /// Version of the file layout and schema this build writes; loads accept exactly this version.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: value kinds, string weights, Type attributes
 
 /// Where a model came from (stored in every .tare file).
 struct Provenance {

@@ -100,6 +100,7 @@ Result<Tensor> ReadNpy(const std::string& path) {
 }
 
 Status WriteNpy(const std::string& path, const Tensor& t) {
+  if (!t.is_tensor()) return Status::Error(std::string("cannot write a ") + ValueKindName(t.kind) + " to .npy (tensors only)");
   std::string descr;
   for (const DescrMap& m : kDescrs)
     if (m.dtype == t.dtype) descr = std::string(DTypeSize(t.dtype) == 1 ? "|" : "<") + m.descr;

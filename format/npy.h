@@ -14,7 +14,8 @@ namespace tare {
 Result<Tensor> ReadNpy(const std::string& path);
 /// Parses .npy bytes (same checks; `name` is used in messages).
 Result<Tensor> ParseNpy(const uint8_t* data, size_t size, const std::string& name);
-/// Writes `t` as a version 1.0 .npy file (overwrites `path`). Errors: unsupported dtype, I/O.
+/// Writes `t` as a version 1.0 .npy file (overwrites `path`). Errors: a sequence or optional,
+/// unsupported dtype (string, bfloat16), I/O.
 Status WriteNpy(const std::string& path, const Tensor& t);
 
 }  // namespace tare
