@@ -20,6 +20,11 @@ struct SessionOptions {
   size_t max_tensor_bytes = size_t(4) << 30;
   /// Largest arena the session will allocate (default 16 GiB).
   size_t max_arena_bytes = size_t(16) << 30;
+  /// Tracing (Session::Trace): keep the output of every node (trace_all) or of the values named in
+  /// `trace` (source tensor names) after each run. Traced values get arena space of their own, so
+  /// nothing else changes; with neither set, nothing is paid.
+  bool trace_all = false;
+  std::vector<std::string> trace;
 };
 
 /// A contiguous run of nodes (indices into Graph::nodes) assigned to one backend.

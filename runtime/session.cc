@@ -29,6 +29,8 @@ struct Session::Impl {
   bool dynamic = false;
   std::vector<char> live;               // per node: some graph output depends on it
   std::vector<KernelFn> ref_kernels;    // per node, prepared at creation
+  std::vector<char> traced;             // per value: kept for Trace()
+  bool ran = false;
 
   Status Plan(const std::vector<Shape>& input_shapes);
   Status RunDynamic(const std::vector<const Tensor*>& bound);
@@ -45,6 +47,23 @@ std::vector<std::pair<std::string, std::string>> Session::Placement() const {
   const Graph& g = *impl_->graph;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     out.emplace_back(g.nodes[i].name, impl_->planned ? impl_->placement[i] : impl_->backends[impl_->node_backend[i]]->name());
+  return out;
+}
+
+std::vector<TraceEntry> Session::Trace() const {
+  const Impl& im = *impl_;
+  std::vector<TraceEntry> out;
+  if (!im.ran) return out;
+  const Graph& g = *im.graph;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (!im.live[ni]) continue;
+    for (int v : n.outputs) {
+      if (v < 0 || !im.traced[v]) continue;
+      Result<Tensor> copy = ConvertTensor(im.slots[v], im.slots[v].dtype);
+      if (copy.ok()) out.push_back({g.values[v].name, n.name, n.op, std::move(copy).value()});
+    }
+  }
   return out;
 }
 
@@ -92,6 +111,17 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
     } else {
       im.consts[v] = val.constant;
     }
+  }
+  im.traced.assign(graph->values.size(), 0);
+  if (options.trace_all) {
+    for (const Node& n : graph->nodes)
+      for (int v : n.outputs)
+        if (v >= 0) im.traced[v] = 1;
+  }
+  for (const std::string& name : options.trace) {
+    int v = graph->FindValue(name);
+    if (v < 0) return Status::Error("cannot trace '" + name + "': the model has no tensor of that name");
+    im.traced[v] = 1;
   }
   // Validate every node's attributes now (kernel preparation parses them), not at the first run.
   for (const Node& n : graph->nodes) {
@@ -150,6 +180,8 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   // Dead nodes (no path to a graph output) are neither folded nor run.
   std::vector<char> needed(nv, 0);
   for (int v : g.outputs) needed[v] = 1;
+  for (size_t v = 0; v < nv; ++v)
+    if (traced[v]) needed[v] = 1;
   live.assign(g.nodes.size(), 0);
   for (size_t ni = g.nodes.size(); ni-- > 0;) {
     const Node& n = g.nodes[ni];
@@ -233,6 +265,8 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   }
   for (int v : g.outputs)
     if (!known[v]) last[v] = static_cast<int>(steps.size());
+  for (size_t v = 0; v < nv; ++v)  // traced values keep their buffers to the end of the run
+    if (traced[v] && first[v] != -2 && !known[v]) last[v] = static_cast<int>(steps.size());
   std::vector<BufferUse> uses;
   std::vector<int> use_value;
   for (size_t v = 0; v < nv; ++v) {
@@ -342,6 +376,7 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     }
     for (auto& p : im.partitions) TARE_RETURN_IF_ERROR(p->Run(im.slots));
   }
+  im.ran = true;
   outputs->clear();
   for (int v : g.outputs) {
     const Tensor& s = im.slots[v];

@@ -17,6 +17,16 @@ struct NamedTensor {
   Tensor tensor;
 };
 
+/// One traced value after a run: the source tensor name, the node that produced it (source node
+/// name and op type; empty for graph inputs), and its data in the session's storage type (float32
+/// values are float64 on ref64).
+struct TraceEntry {
+  std::string value;
+  std::string node;
+  std::string op;
+  Tensor tensor;
+};
+
 /// Executes one graph. Not thread-safe: one Run at a time.
 class Session {
  public:
@@ -40,6 +50,10 @@ class Session {
   /// folded at plan time report "folded", nodes no output depends on "unused". Valid after the first Run.
   std::vector<std::pair<std::string, std::string>> Placement() const;
   const Graph& graph() const;
+  /// The values chosen by SessionOptions::trace_all / trace, as computed by the last Run, in graph
+  /// order (copies). Empty when tracing is off or before the first Run. Values of nodes folded at
+  /// plan time are included; values no output depends on are not computed and not listed.
+  std::vector<TraceEntry> Trace() const;
 
  private:
   Session();

@@ -157,3 +157,74 @@ TEST_CASE("session plans at run time when a shape depends on input data") {
     CHECK_FALSE(st.ok());
   }
 }
+
+TEST_CASE("session traces every node's output, or chosen tensors, without changing the results") {
+  // Conv gives 12.5, 16.5, 24.5, -20.5 (window sums + 0.5); Relu clips the last to 0.
+  Tensor x = F32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, -40});
+  auto g = ConvRelu();
+  const std::string conv_out = g->values[g->nodes[0].outputs[0]].name;
+  for (const char* backend : {"ref", "ref64"}) {
+    SessionOptions plain;
+    plain.backends = {backend};
+    auto s0 = Session::Create(g, plain);
+    REQUIRE(s0.ok());
+    std::vector<NamedTensor> out0;
+    REQUIRE((*s0)->Run({{"x", x}}, &out0).ok());
+    CHECK((*s0)->Trace().empty());
+
+    SessionOptions traced = plain;
+    traced.trace_all = true;
+    auto s1 = Session::Create(g, traced);
+    REQUIRE(s1.ok());
+    std::vector<NamedTensor> out1;
+    REQUIRE((*s1)->Run({{"x", x}}, &out1).ok());
+    std::vector<TraceEntry> t = (*s1)->Trace();
+    REQUIRE(t.size() == 2);
+    CHECK(t[0].op == "Conv");
+    CHECK(t[0].value == conv_out);
+    const double conv[] = {12.5, 16.5, 24.5, -20.5};
+    for (int i = 0; i < 4; ++i) CHECK(ReadDouble(t[0].tensor, i) == conv[i]);
+    CHECK(t[1].op == "Relu");
+    CHECK(ReadDouble(t[1].tensor, 3) == 0.0);
+    for (int i = 0; i < 4; ++i) CHECK(ReadDouble(out1[0].tensor, i) == ReadDouble(out0[0].tensor, i));
+    CHECK((*s1)->arena_bytes() >= (*s0)->arena_bytes());  // traced values keep buffers of their own
+
+    SessionOptions one = plain;
+    one.trace = {conv_out};
+    auto s2 = Session::Create(g, one);
+    REQUIRE(s2.ok());
+    REQUIRE((*s2)->Run({{"x", x}}, &out1).ok());
+    REQUIRE((*s2)->Trace().size() == 1);
+    CHECK(ReadDouble((*s2)->Trace()[0].tensor, 1) == 16.5);
+
+    SessionOptions bad = plain;
+    bad.trace = {"nope"};
+    auto s3 = Session::Create(g, bad);
+    REQUIRE_FALSE(s3.ok());
+    CHECK(s3.status().message().find("'nope'") != std::string::npos);
+  }
+}
+
+TEST_CASE("traced values are not overwritten by later nodes reusing the arena") {
+  // x -> Neg -> Neg -> Neg -> Neg: without tracing the planner reuses buffers along the chain;
+  // traced, every intermediate keeps its value: -x, x, -x, x.
+  GraphBuilder b;
+  int v = b.Input("x", DType::kFloat32, {4});
+  for (int i = 0; i < 4; ++i) v = b.Op("Neg", {v})[0];
+  b.g.outputs = {v};
+  auto g = std::make_shared<Graph>(b.g);
+  SessionOptions o;
+  o.trace_all = true;
+  auto s = Session::Create(g, o);
+  REQUIRE(s.ok());
+  std::vector<NamedTensor> out;
+  REQUIRE((*s)->Run({{"x", F32({4}, {1, -2, 3, -4})}}, &out).ok());
+  std::vector<TraceEntry> t = (*s)->Trace();
+  REQUIRE(t.size() == 4);
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 4; ++i) CHECK(ReadDouble(t[static_cast<size_t>(k)].tensor, i) == (k % 2 ? 1 : -1) * std::vector<double>{1, -2, 3, -4}[static_cast<size_t>(i)]);
+  SessionOptions plain;
+  auto s0 = Session::Create(g, plain);
+  REQUIRE((*s0)->Run({{"x", F32({4}, {1, -2, 3, -4})}}, &out).ok());
+  CHECK((*s0)->arena_bytes() < (*s)->arena_bytes());
+}
