@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/ref/data_dependent.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

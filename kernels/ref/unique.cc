@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/ref/elem.h"
+#include "kernels/ref/data_dependent.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
@@ -27,7 +28,7 @@ struct UniqueGroups {
 /// for each unique slice in output order, its first slice number (`first`) and its count; and for
 /// each slice number, the output position of its group (`inverse`). False if x's dtype is not
 /// numeric. Also called by the shape inference (runtime/ops/unique.cc), which needs the number of
-/// groups; the family has no header, so it declares this function itself.
+/// groups, through kernels/ref/data_dependent.h.
 bool UniqueGroupSlices(const Tensor& x, int64_t axis, bool sorted, std::vector<int64_t>* first_out,
                        std::vector<int64_t>* counts_out, std::vector<int64_t>* inverse_out) {
   int64_t outer = 1, dim = x.numel(), inner = 1;

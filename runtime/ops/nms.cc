@@ -14,13 +14,10 @@
 // known when shape inference runs (at plan time, or at run time in the session's dynamic mode).
 #include <vector>
 
+#include "kernels/ref/data_dependent.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {
-
-// Defined in kernels/ref/nms.cc (the selection shared by the kernel and this inference).
-void NmsSelect(const Tensor& boxes, const Tensor& scores, int64_t max_out, double iou_threshold,
-               bool has_score_threshold, double score_threshold, bool center, std::vector<int64_t>* sel);
 
 namespace {
 

@@ -14,13 +14,10 @@
 // (at plan time, or at run time in the session's dynamic mode).
 #include <vector>
 
+#include "kernels/ref/data_dependent.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {
-
-// Defined in kernels/ref/unique.cc (the grouping shared by the kernel and this inference).
-bool UniqueGroupSlices(const Tensor& x, int64_t axis, bool sorted, std::vector<int64_t>* first,
-                       std::vector<int64_t>* counts, std::vector<int64_t>* inverse);
 
 Status InferUnique(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
