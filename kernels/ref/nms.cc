@@ -58,8 +58,7 @@ void NmsParams(const std::vector<const Tensor*>& in, int64_t* max_out, double* i
 
 /// The selection of NonMaxSuppression: appends (batch, class, box) triples to `sel` in output
 /// order. boxes [B, S, 4], scores [B, C, S] (any float dtype). Also called by the shape inference
-/// (runtime/ops/nms.cc), which needs the number of selected boxes; the family has no header, so
-/// it declares this function itself.
+/// (runtime/ops/nms.cc), which needs the number of selected boxes (kernels/ref/data_dependent.h).
 void NmsSelect(const Tensor& boxes, const Tensor& scores, int64_t max_out, double iou_threshold,
                bool has_score_threshold, double score_threshold, bool center, std::vector<int64_t>* sel) {
   const int64_t nb = scores.shape[0], nc = scores.shape[1], ns = scores.shape[2];
