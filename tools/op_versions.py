@@ -21,8 +21,6 @@ MAX_OPSET = 17  # default ONNX domain; converters/onnx accepts opsets 1..17
 # Since-versions the converter accepts but tare does not run with their own semantics; they are left
 # out of the opsets column (remove an entry once converters/onnx rewrites that form).
 NOT_COVERED = {
-    ("", "RoiAlign"): {10: "RoiAlign-10 means coordinate_transformation_mode=output_half_pixel, but the "
-                           "converter does not set it, so tare would apply RoiAlign-16's half_pixel default"},
     ("", "Tile"): {1: "Tile-1's (input, tiles, axis) form is not rewritten to Tile-6's repeats"},
 }
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

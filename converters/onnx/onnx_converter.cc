@@ -369,6 +369,11 @@ class Converter {
       n.attrs["nearest_mode"].kind = Attr::Kind::kString;
       n.attrs["nearest_mode"].s = "floor";
     }
+    if (op == "RoiAlign" && opset_ < 16 && !n.has("coordinate_transformation_mode")) {
+      // RoiAlign-10 has no such attribute and behaves as RoiAlign-16's output_half_pixel.
+      n.attrs["coordinate_transformation_mode"].kind = Attr::Kind::kString;
+      n.attrs["coordinate_transformation_mode"].s = "output_half_pixel";
+    }
     if (op == "Scan" && opset_ < 9) {
       // Scan-8: leading sequence_lens input, batch axis 0, attribute `directions` (see control_flow.cc).
       n.attrs["tare.scan8"].kind = Attr::Kind::kInt;

@@ -86,7 +86,9 @@ Status InferRnn(InferContext& ctx) {
   if (gru) TARE_RETURN_IF_ERROR(node.GetInt("linear_before_reset", 0).status());
 
   const DType dt = ctx.in[0].dtype;
-  if (!DTypeIsFloat(dt)) return ctx.Error("input 'X' must be a float tensor, got " + DTypeName(dt));
+  // The kernels compute in T from float32 data (float on ref, double on ref64): float16 and
+  // float64 inputs would be misread.
+  if (dt != DType::kFloat32) return ctx.Error("input 'X' must be float32, got " + DTypeName(dt));
   static const char* const kNames[] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
   for (size_t i = 1; i < ctx.in.size(); ++i)
     if (i != 4 && ctx.has(i) && ctx.in[i].dtype != dt)
