@@ -311,7 +311,7 @@ TEST_CASE("LSTM, GRU and RNN reject invalid models") {
   CheckFails(NodeOf("RNN", 2), {x, w1, r1, F32({1, 3}, {0, 0, 0})}, "'B' must have shape [1,2]");
   CheckFails(NodeOf("RNN", 2), {x, w1, r1, Tensor(), Tensor(), F32({1, 2, 1}, {0, 0})},
              "'initial_h' must have shape [1,1,1]");
-  CheckFails(NodeOf("RNN", 2), {I64({2, 1, 1}, {1, 2}), w1, r1}, "must be a float tensor");
+  CheckFails(NodeOf("RNN", 2), {I64({2, 1, 1}, {1, 2}), w1, r1}, "must be float32");
   CheckFails(NodeOf("RNN", 2), {F32({2, 1}, {1, 2}), w1, r1}, "must be 3-D");
 }
 
