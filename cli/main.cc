@@ -58,13 +58,15 @@ int CmdConvert(const std::string& in, const std::string& out, const std::string&
 }
 
 int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
-           int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain) {
+           int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain,
+           const std::string& trace_dir) {
   Result<std::shared_ptr<Model>> m = LoadAnyModel(model_path, from);
   if (!m.ok()) return Fail(m.status().message());
   std::shared_ptr<Model> model = *m;
   SessionOptions opts;
   opts.backends = backends;
   opts.threads = threads;
+  opts.trace_all = !trace_dir.empty();
   std::shared_ptr<const Graph> graph(model, &model->graph);
   Result<std::unique_ptr<Session>> sr = Session::Create(graph, opts);
   if (!sr.ok()) return Fail(sr.status().message());
@@ -148,6 +150,24 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
     if (!w.ok()) return Fail(w.message());
     std::printf("%s: %s %s -> %s\n", o.name.c_str(), DTypeName(o.tensor.dtype).c_str(), ShapeStr(o.tensor.shape).c_str(),
                 path.c_str());
+  }
+  if (!trace_dir.empty()) {
+    // Every node's output as TRACE_DIR/<tensor name>.npy (non-tensor values are listed, not written).
+    fs::create_directories(trace_dir, ec);
+    if (ec) return Fail("cannot create trace directory '" + trace_dir + "': " + ec.message());
+    std::map<std::string, std::string> tfiles;
+    for (const TraceEntry& t : session.Trace()) {
+      auto [it, fresh] = tfiles.emplace(SafeName(t.value), t.value);
+      if (!fresh) return Fail("traced tensors '" + it->second + "' and '" + t.value + "' would both be written to " + it->first + ".npy");
+      if (!t.tensor.is_tensor() || t.tensor.dtype == DType::kString || t.tensor.dtype == DType::kBFloat16) {
+        std::printf("trace %s (%s %s): %s, not written\n", t.value.c_str(), t.node.c_str(), t.op.c_str(), TypeStr(t.tensor).c_str());
+        continue;
+      }
+      std::string path = (fs::path(trace_dir) / (SafeName(t.value) + ".npy")).string();
+      Status w = WriteNpy(path, t.tensor);
+      if (!w.ok()) return Fail(w.message());
+    }
+    std::printf("traced %zu tensors into %s\n", tfiles.size(), trace_dir.c_str());
   }
   std::printf("ran on %s in %.1f ms; arena %zu bytes\n", backends[0].c_str(),
               std::chrono::duration<double, std::milli>(t1 - t0).count(), session.arena_bytes());
@@ -249,7 +269,7 @@ int main(int argc, char** argv) {
   convert->add_option("-o,--output", conv_out, "output .tare file")->required();
   convert->add_option("--from", from, "source format: onnx (default: from the extension)");
 
-  std::string run_model, out_dir, backend = "ref";
+  std::string run_model, out_dir, trace_dir, backend = "ref";
   std::vector<std::string> input_args;
   int threads = 1;
   bool explain = false;
@@ -261,6 +281,7 @@ int main(int argc, char** argv) {
   run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
   run->add_option("--from", from, "source format when MODEL is not .tare");
   run->add_flag("--explain", explain, "print which backend ran each node");
+  run->add_option("--trace-dir", trace_dir, "also write every node's output as DIR/<tensor name>.npy");
 
   std::string inspect_model;
   auto* inspect = app.add_subcommand("inspect", "print a model's provenance, inputs, outputs and ops");
@@ -294,7 +315,7 @@ int main(int argc, char** argv) {
         start = comma + 1;
       }
       if (backends.empty()) return Fail("--backend is empty");
-      return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain);
+      return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain, trace_dir);
     }
     if (*inspect) return CmdInspect(inspect_model, from);
     if (*ops) return CmdOps(ops_markdown);
