@@ -25,15 +25,14 @@ struct Header {
   uint32_t version;
   uint32_t reserved0;
   uint64_t fb_offset, fb_size, w_offset, w_size;
-  uint32_t crc32;  // zlib CRC-32 of every byte after the header
+  uint32_t crc32;  // zlib CRC-32 of the whole file, this field taken as zero
   uint8_t reserved1[12];
 };
 static_assert(sizeof(Header) == kHeaderSize, "header layout");
 
 size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
 
-uint32_t Crc(const uint8_t* p, size_t n) {
-  uLong c = crc32(0L, Z_NULL, 0);
+uint32_t Crc(const uint8_t* p, size_t n, uLong c = crc32(0L, Z_NULL, 0)) {
   while (n > 0) {
     uInt chunk = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
     c = crc32(c, p, chunk);
@@ -41,6 +40,16 @@ uint32_t Crc(const uint8_t* p, size_t n) {
     n -= chunk;
   }
   return static_cast<uint32_t>(c);
+}
+
+// CRC-32 of the whole file with the header's crc32 field taken as zero: a flipped bit anywhere,
+// header offsets included, is caught.
+uint32_t FileCrc(const uint8_t* file, size_t size) {
+  Header h;
+  std::memcpy(&h, file, sizeof h);
+  h.crc32 = 0;
+  uint32_t c = Crc(reinterpret_cast<const uint8_t*>(&h), sizeof h);
+  return Crc(file + kHeaderSize, size - kHeaderSize, c);
 }
 
 // ---- writing ------------------------------------------------------------------------------
@@ -223,7 +232,7 @@ Result<std::shared_ptr<Model>> Parse(const uint8_t* base, size_t size, std::shar
   static const uint8_t kZeros[12] = {};
   if (h.reserved0 != 0 || std::memcmp(h.reserved1, kZeros, sizeof kZeros) != 0)
     return Status::Error("reserved header bytes are not zero (corrupt file or a newer format)");
-  if (Crc(base + kHeaderSize, size - kHeaderSize) != h.crc32)
+  if (FileCrc(base, size) != h.crc32)
     return Status::Error("checksum mismatch: the file is corrupt or truncated");
   if (h.version != kFormatVersion)
     return Status::Error("unsupported .tare format version " + std::to_string(h.version) + " (this build reads " +
@@ -280,7 +289,9 @@ Result<std::vector<uint8_t>> SerializeModel(const Model& model) {
   std::vector<uint8_t> out(h.w_offset + h.w_size, 0);
   std::memcpy(out.data() + h.fb_offset, w.fbb.GetBufferPointer(), h.fb_size);
   if (h.w_size) std::memcpy(out.data() + h.w_offset, w.weights.data(), h.w_size);
-  h.crc32 = Crc(out.data() + kHeaderSize, out.size() - kHeaderSize);
+  h.crc32 = 0;
+  std::memcpy(out.data(), &h, sizeof h);
+  h.crc32 = FileCrc(out.data(), out.size());
   std::memcpy(out.data(), &h, sizeof h);
   return out;
 }

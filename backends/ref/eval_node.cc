@@ -24,7 +24,7 @@ Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<Val
   for (size_t i = 0; i < in.size(); ++i) {
     if (!in[i].present) continue;
     if (in[i].kind != ValueKind::kTensor && !TakesAnyKind(*spec))
-      return Status::Error(node.Where() + ": input " + std::to_string(i) + " is a " + ValueKindName(in[i].kind) +
+      return Status::Error(node.Where() + ": input " + std::to_string(i) + " is of kind " + ValueKindName(in[i].kind) +
                            "; " + node.op + " takes tensors");
     if (in[i].dtype == DType::kString && !TakesStrings(*spec))
       return Status::Error(node.Where() + ": input " + std::to_string(i) + " is a string tensor; " + node.op +

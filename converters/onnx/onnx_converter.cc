@@ -486,6 +486,22 @@ class Converter {
   // (counted by "tare.captured"). See runtime/ops/gradient.cc.
   Status BuildForward(Node& n) {
     TARE_ASSIGN_OR_RETURN(std::string y, n.GetString("y", ""));
+    // The inputs must be the values named by xs then zs, in that order.
+    std::vector<std::string> fed;
+    for (const char* a : {"xs", "zs"}) {
+      auto it = n.attrs.find(a);
+      if (it == n.attrs.end()) continue;
+      if (it->second.kind != Attr::Kind::kStrings) return Status::Error(std::string("attribute '") + a + "' must be a list of names");
+      fed.insert(fed.end(), it->second.strings.begin(), it->second.strings.end());
+    }
+    if (fed.size() != n.inputs.size())
+      return Status::Error("the inputs must be the " + std::to_string(fed.size()) + " tensors named by xs and zs, got " +
+                           std::to_string(n.inputs.size()));
+    for (size_t i = 0; i < fed.size(); ++i)
+      if (n.inputs[i] < 0 || g_->values[n.inputs[i]].name != fed[i])
+        return Status::Error("input " + std::to_string(i) + " must be '" + fed[i] + "' (xs then zs)");
+    if (n.outputs.size() > n.attrs["xs"].strings.size())
+      return Status::Error("Gradient has more outputs than xs names");
     auto yit = ids_.find(y);
     if (yit == ids_.end()) return Status::Error("attribute 'y' names '" + y + "', which is not computed before this node");
     auto fg = std::make_shared<Graph>();

@@ -2,6 +2,7 @@
 // Bodies run on the reference interpreter (GraphEvaluator) in the same compute type as the node,
 // prepared once when the kernel is made. Values pass between iterations without copies (tensors
 // are immutable once produced); scan outputs are stacked by copying.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -113,15 +114,16 @@ Result<KernelFn> MakeLoop(const Node& node) {
   return KernelFn([body, cap, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     const size_t carried = in.size() - static_cast<size_t>(cap) - 2;
     const size_t scans = out.size() - carried;
-    const int64_t max_trip = in[0] ? ReadInt(*in[0], 0) : -1;
+    // No M: no trip limit. A negative M runs no iteration (as ONNX Runtime does).
+    const bool has_trip = in[0] != nullptr;
+    const int64_t max_trip = has_trip ? std::max<int64_t>(ReadInt(*in[0], 0), 0) : 0;
     bool cond = in[1] ? ReadCond(*in[1]) : true;
     std::vector<Tensor> args(2 + carried + static_cast<size_t>(cap));
     for (size_t i = 0; i < carried; ++i) args[2 + i] = *in[2 + i];
     for (size_t i = 0; i < static_cast<size_t>(cap); ++i) args[2 + carried + i] = in[2 + carried + i] ? *in[2 + carried + i] : Tensor();
     std::vector<std::vector<Tensor>> scan_parts(scans);
-    const std::vector<int>& body_outs = body->graph().outputs;
     int64_t i = 0;
-    for (; (max_trip < 0 || i < max_trip) && cond; ++i) {
+    for (; (!has_trip || i < max_trip) && cond; ++i) {
       if (i >= kMaxLoopIterations)
         return Status::Error(where + ": the loop ran " + std::to_string(i) + " iterations without stopping (limit)");
       args[0] = Int64Scalar(i);
@@ -130,7 +132,18 @@ Result<KernelFn> MakeLoop(const Node& node) {
       const Tensor& c = res[0];
       if (!c.is_tensor() || c.numel() != 1) return Status::Error(where + ": the body's cond output must have one element");
       cond = ReadCond(c);
-      for (size_t k = 0; k < carried; ++k) args[2 + k] = std::move(res[1 + k]);
+      for (size_t k = 0; k < carried; ++k) {
+        const Tensor& before = args[2 + k];
+        const Tensor& after = res[1 + k];
+        // An optional may turn into the value it holds (ONNX test_loop16_seq_none); otherwise the
+        // kind and the element type stay.
+        const bool optional = before.kind == ValueKind::kOptional || after.kind == ValueKind::kOptional;
+        if (!optional && (after.kind != before.kind ||
+                          (after.dtype != before.dtype && before.dtype != DType::kUndefined && after.dtype != DType::kUndefined)))
+          return Status::Error("loop-carried value " + std::to_string(k) + " changes type from " + TypeStr(before) +
+                               " to " + TypeStr(after));
+        args[2 + k] = std::move(res[1 + k]);
+      }
       for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(std::move(res[1 + carried + k]));
     }
     for (size_t k = 0; k < carried; ++k)
@@ -138,7 +151,6 @@ Result<KernelFn> MakeLoop(const Node& node) {
     for (size_t k = 0; k < scans; ++k) {
       if (!out[carried + k]) continue;
       const DType dt = scan_parts[k].empty() ? out[carried + k]->dtype : scan_parts[k][0].dtype;
-      (void)body_outs;
       TARE_ASSIGN_OR_RETURN(*out[carried + k], Stack(scan_parts[k], 0, dt, where));
     }
     return Status::Ok();
@@ -204,6 +216,14 @@ Result<KernelFn> MakeScan(const Node& node) {
   TARE_ASSIGN_OR_RETURN(a.out_axes, node.GetInts("scan_output_axes"));
   TARE_ASSIGN_OR_RETURN(a.out_dirs, node.GetInts("scan_output_directions"));
   const std::string where = node.Where();
+  const size_t n_outs = node.outputs.size();
+  for (const auto* dirs : {&a.in_dirs, &a.out_dirs})
+    for (int64_t d : *dirs)
+      if (d != 0 && d != 1) return Status::Error(where + ": scan directions must be 0 (forward) or 1 (reverse), got " + std::to_string(d));
+  if (a.in_dirs.size() > static_cast<size_t>(a.m) || a.in_axes.size() > static_cast<size_t>(a.m))
+    return Status::Error(where + ": scan_input_axes/directions have more values than num_scan_inputs");
+  if (a.out_dirs.size() > n_outs || a.out_axes.size() > n_outs)
+    return Status::Error(where + ": scan_output_axes/directions have more values than there are outputs");
   return KernelFn([body, cap, a, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     const size_t first = a.v8 ? 1 : 0;
     const size_t n_in = in.size() - static_cast<size_t>(cap) - first;

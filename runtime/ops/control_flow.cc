@@ -68,8 +68,14 @@ Status InferIf(InferContext& ctx, int64_t cap) {
     TARE_RETURN_IF_ERROR(ExpectCount(ctx, "branch inputs", g->inputs.size(), static_cast<size_t>(cap)));
     TARE_RETURN_IF_ERROR(ExpectCount(ctx, "branch outputs", g->outputs.size(), ctx.node.outputs.size()));
   }
-  for (size_t i = 0; i < ctx.node.outputs.size(); ++i)
-    OutFromBody(ctx, i, *then_g, then_g->outputs[i], then_g->values[then_g->outputs[i]].kind);
+  for (size_t i = 0; i < ctx.node.outputs.size(); ++i) {
+    const Value& t = then_g->values[then_g->outputs[i]];
+    const Value& e = else_g->values[else_g->outputs[i]];
+    if (t.kind != e.kind || (t.dtype != e.dtype && t.dtype != DType::kUndefined && e.dtype != DType::kUndefined))
+      return ctx.Error("output " + std::to_string(i) + " has different types in the two branches (" + ValueKindName(t.kind) +
+                       " of " + DTypeName(t.dtype) + " vs " + ValueKindName(e.kind) + " of " + DTypeName(e.dtype) + ")");
+    OutFromBody(ctx, i, *then_g, then_g->outputs[i], t.kind);
+  }
   return Status::Ok();
 }
 
