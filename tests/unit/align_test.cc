@@ -1,0 +1,98 @@
+// compare/align: two models of one network, one with renamed tensors and a bias changed at a known
+// layer; alignment pairs the layers and the first-divergence search names that layer.
+#include <doctest/doctest.h>
+
+#include "compare/align.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/unit/graph_builder.h"
+
+using namespace tare;
+using namespace tare::test;
+
+namespace {
+// x [1,1,4,4] -> Conv(2x2, +b1) -> Relu -> Conv(2x2, +b2) -> Sigmoid; every value named prefix+k.
+std::shared_ptr<Graph> Net(const std::string& prefix, float b2) {
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 1, 4, 4});
+  int w1 = b.Const(prefix + "w1", F32({1, 1, 2, 2}, {1, -1, -0.5, 0.25}));
+  int c1 = b.Const(prefix + "b1", F32({1}, {0.1f}));
+  int w2 = b.Const(prefix + "w2", F32({1, 1, 2, 2}, {0.5, 0.5, -0.5, 1}));
+  int c2 = b.Const(prefix + "b2", F32({1}, {b2}));
+  int v = b.Op("Conv", {x, w1, c1})[0];
+  b.g.values[v].name = prefix + "conv1";
+  v = b.Op("Relu", {v})[0];
+  b.g.values[v].name = prefix + "relu1";
+  v = b.Op("Conv", {v, w2, c2})[0];
+  b.g.values[v].name = prefix + "conv2";
+  v = b.Op("Sigmoid", {v})[0];
+  b.g.values[v].name = prefix + "prob";
+  b.g.outputs = {v};
+  return std::make_shared<Graph>(b.g);
+}
+
+std::vector<Layer> Traced(const std::shared_ptr<Graph>& g) {
+  SessionOptions o;
+  o.backends = {"ref64"};
+  o.trace_all = true;
+  auto s = Session::Create(g, o);
+  REQUIRE(s.ok());
+  std::vector<NamedTensor> out;
+  Tensor x = F32({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  REQUIRE((*s)->Run({{"x", x}}, &out).ok());
+  return TracedLayers(*g, (*s)->Trace());
+}
+}  // namespace
+
+TEST_CASE("align: renamed tensors are paired by structure; the changed bias is the first divergence") {
+  auto ga = Net("a_", 0.2f), gb = Net("renamed/", 0.7f);
+  std::vector<Layer> a = Traced(ga), b = Traced(gb);
+  REQUIRE(a.size() == 4);
+  std::vector<AlignedPair> pairs = AlignLayers(a, b);
+  REQUIRE(pairs.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(pairs[i].a == i);
+    CHECK(pairs[i].b == i);
+    CHECK(pairs[i].how == "structure");
+  }
+  std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
+  CHECK_FALSE(diffs[0].diverges);  // conv1 and relu1 are the same function of x
+  CHECK_FALSE(diffs[1].diverges);
+  CHECK(diffs[2].diverges);        // conv2: every element 0.5 apart (0.7 - 0.2)
+  CHECK(diffs[2].metrics.max_abs == doctest::Approx(0.5).epsilon(1e-6));
+  CHECK(diffs[3].diverges);        // sigmoid inherits it
+  const int first = FirstDivergence(*ga, a, diffs);
+  REQUIRE(first == 2);
+  CHECK(a[diffs[2].pair.a].trace.value == "a_conv2");
+  CHECK(b[diffs[2].pair.b].trace.value == "renamed/conv2");
+}
+
+TEST_CASE("align: same names pair by name; identical models do not diverge") {
+  auto ga = Net("m_", 0.2f), gb = Net("m_", 0.2f);
+  std::vector<Layer> a = Traced(ga), b = Traced(gb);
+  std::vector<AlignedPair> pairs = AlignLayers(a, b);
+  REQUIRE(pairs.size() == 4);
+  CHECK(pairs[0].how == "name");
+  std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 0.0);
+  CHECK(FirstDivergence(*ga, a, diffs) == -1);
+}
+
+TEST_CASE("align: a layer missing on one side is skipped by the structural alignment") {
+  // B lacks the Relu (a different network): Conv, Conv, Sigmoid align; Relu does not.
+  GraphBuilder bb;
+  int x = bb.Input("x", DType::kFloat32, {1, 1, 4, 4});
+  int v = bb.Op("Conv", {x, bb.Const("w1", F32({1, 1, 2, 2}, {1, -1, -0.5, 0.25})), bb.Const("b1", F32({1}, {0.1f}))})[0];
+  v = bb.Op("Conv", {v, bb.Const("w2", F32({1, 1, 2, 2}, {0.5, 0.5, -0.5, 1})), bb.Const("b2", F32({1}, {0.2f}))})[0];
+  v = bb.Op("Sigmoid", {v})[0];
+  bb.g.outputs = {v};
+  auto gb = std::make_shared<Graph>(bb.g);
+  auto ga = Net("a_", 0.2f);
+  std::vector<Layer> a = Traced(ga), b = Traced(gb);
+  std::vector<AlignedPair> pairs = AlignLayers(a, b);
+  REQUIRE(pairs.size() == 3);
+  CHECK(a[pairs[1].a].op == "Conv");
+  CHECK(pairs[1].a == 2);  // A's second Conv (after the Relu) pairs with B's second Conv
+  std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
+  // conv1 agrees; conv2 differs (B skips the Relu, and conv1 is negative everywhere: a window
+  // [p, p+1; p+4, p+5] gives p - (p+1) - 0.5 (p+4) + 0.25 (p+5) + 0.1 = -0.25 p - 1.65): first divergence.
+  CHECK(FirstDivergence(*ga, a, diffs) == 1);
+}
