@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/cli.h"
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
 #include "runtime/ops/op.h"
@@ -16,7 +17,7 @@
 namespace fs = std::filesystem;
 using namespace tare;
 
-namespace {
+namespace tare_cli {
 
 int Fail(const std::string& msg) {
   std::string line = msg;
@@ -57,24 +58,9 @@ int CmdConvert(const std::string& in, const std::string& out, const std::string&
   return 0;
 }
 
-int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
-           int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain,
-           const std::string& trace_dir) {
-  Result<std::shared_ptr<Model>> m = LoadAnyModel(model_path, from);
-  if (!m.ok()) return Fail(m.status().message());
-  std::shared_ptr<Model> model = *m;
-  SessionOptions opts;
-  opts.backends = backends;
-  opts.threads = threads;
-  opts.trace_all = !trace_dir.empty();
-  std::shared_ptr<const Graph> graph(model, &model->graph);
-  Result<std::unique_ptr<Session>> sr = Session::Create(graph, opts);
-  if (!sr.ok()) return Fail(sr.status().message());
-  Session& session = **sr;
-
-  // Bind inputs: NAME=FILE by name; a .pb whose TensorProto name is a graph input by that name;
-  // any other FILE in graph-input order among the inputs not yet bound.
-  const Graph& g = model->graph;
+// Binds `--input` arguments to the graph inputs: NAME=FILE by name; a .pb whose TensorProto name is a
+// graph input by that name; any other FILE in graph-input order among the inputs not yet bound.
+Result<std::vector<NamedTensor>> BindInputs(const Graph& g, const std::vector<std::string>& input_args) {
   auto input_index = [&](const std::string& name) -> int {
     for (size_t i = 0; i < g.inputs.size(); ++i)
       if (g.values[g.inputs[i]].name == name) return static_cast<int>(i);
@@ -90,18 +76,18 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
       name = arg.substr(0, eq);
       file = arg.substr(eq + 1);
     } else if (eq != std::string::npos && !fs::exists(arg)) {
-      return Fail("the model has no input named '" + arg.substr(0, eq) + "'");
+      return Status::Error("the model has no input named '" + arg.substr(0, eq) + "'");
     }
     // The kind of value expected: that of the named input, else of the next unbound one.
     int target = name.empty() ? -1 : input_index(name);
     for (size_t k = 0; target < 0 && k < g.inputs.size(); ++k)
       if (!used[k] && k >= unnamed.size()) target = static_cast<int>(k);
     Result<NamedTensor> t = ReadInputFile(file, target >= 0 ? g.values[g.inputs[target]].kind : ValueKind::kTensor);
-    if (!t.ok()) return Fail(t.status().message());
+    if (!t.ok()) return Status::Error(t.status().message());
     if (name.empty() && input_index(t->name) >= 0) name = t->name;
     if (name.empty()) { unnamed.push_back(std::move(t).value()); continue; }
     int i = input_index(name);
-    if (used[i]) return Fail("input '" + name + "' is given twice");
+    if (used[i]) return Status::Error("input '" + name + "' is given twice");
     used[i] = true;
     inputs.push_back({name, std::move(t->tensor)});
   }
@@ -109,10 +95,38 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   for (NamedTensor& nt : unnamed) {
     while (next < g.inputs.size() && used[next]) ++next;
     if (next >= g.inputs.size())
-      return Fail("too many inputs: the model has " + std::to_string(g.inputs.size()) + " input(s)");
+      return Status::Error("too many inputs: the model has " + std::to_string(g.inputs.size()) + " input(s)");
     inputs.push_back({g.values[g.inputs[next]].name, std::move(nt.tensor)});
     used[next++] = true;
   }
+  return inputs;
+}
+
+}  // namespace tare_cli
+
+using namespace tare_cli;
+
+namespace {
+
+int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
+           int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain,
+           const std::string& trace_dir) {
+  Result<std::shared_ptr<Model>> m = LoadAnyModel(model_path, from);
+  if (!m.ok()) return Fail(m.status().message());
+  std::shared_ptr<Model> model = *m;
+  SessionOptions opts;
+  opts.backends = backends;
+  opts.threads = threads;
+  opts.trace_all = !trace_dir.empty();
+  std::shared_ptr<const Graph> graph(model, &model->graph);
+  Result<std::unique_ptr<Session>> sr = Session::Create(graph, opts);
+  if (!sr.ok()) return Fail(sr.status().message());
+  Session& session = **sr;
+
+  const Graph& g = model->graph;
+  Result<std::vector<NamedTensor>> bound = BindInputs(g, input_args);
+  if (!bound.ok()) return Fail(bound.status().message());
+  std::vector<NamedTensor> inputs = std::move(bound).value();
   std::vector<NamedTensor> outputs;
   auto t0 = std::chrono::steady_clock::now();
   Status s = session.Run(inputs, &outputs);
@@ -288,6 +302,16 @@ int main(int argc, char** argv) {
   inspect->add_option("model", inspect_model, ".tare or .onnx file")->required();
   inspect->add_option("--from", from, "source format when MODEL is not .tare");
 
+  CompareArgs cmp;
+  std::string cmp_backends = "ref64,ref";
+  auto* compare = app.add_subcommand("compare", "run models on tare's backends, trace every layer, say where and why outputs differ");
+  compare->add_option("--model", cmp.models, "model file (.onnx or .tare), repeatable")->required();
+  compare->add_option("--backends", cmp_backends, "comma-separated, starting with ref64 (default ref64,ref)");
+  compare->add_option("--input", cmp.inputs, "[NAME=]FILE, repeatable (the same inputs for every model)");
+  compare->add_option("--expect", cmp.expects, "LABEL=DIR: a framework's own outputs (<output name>.npy) for the i-th model");
+  compare->add_option("--json", cmp.json, "write the report as JSON");
+  compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
+
   bool ops_markdown = false;
   auto* ops = app.add_subcommand("ops", "list the ops tare implements");
   ops->add_flag("--markdown", ops_markdown, "print docs/OPS.md");
@@ -318,6 +342,17 @@ int main(int argc, char** argv) {
       return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain, trace_dir);
     }
     if (*inspect) return CmdInspect(inspect_model, from);
+    if (*compare) {
+      cmp.backends.clear();
+      size_t start = 0;
+      while (start <= cmp_backends.size()) {
+        size_t comma = cmp_backends.find(',', start);
+        if (comma == std::string::npos) comma = cmp_backends.size();
+        if (comma > start) cmp.backends.push_back(cmp_backends.substr(start, comma - start));
+        start = comma + 1;
+      }
+      return CmdCompare(cmp);
+    }
     if (*ops) return CmdOps(ops_markdown);
   } catch (const std::bad_alloc&) {
     return Fail("out of memory");

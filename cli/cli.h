@@ -1,0 +1,30 @@
+// Helpers shared by the `tare` subcommands (cli/main.cc, cli/compare.cc).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/session.h"
+
+namespace tare_cli {
+
+/// Prints "tare: error: MSG" on one line (control characters replaced) and returns exit status 1.
+int Fail(const std::string& msg);
+/// A file name from a tensor name: every character outside [A-Za-z0-9._-] becomes '_'.
+std::string SafeName(const std::string& name);
+/// Binds `--input` arguments (NAME=FILE, or FILE in graph-input order; .npy or ONNX .pb) to the
+/// inputs of `g`. Errors: unknown names, an input given twice, too many inputs, unreadable files.
+tare::Result<std::vector<tare::NamedTensor>> BindInputs(const tare::Graph& g, const std::vector<std::string>& input_args);
+
+/// Arguments of `tare compare` (see cli/compare.cc).
+struct CompareArgs {
+  std::vector<std::string> models;
+  std::vector<std::string> backends = {"ref64", "ref"};
+  std::vector<std::string> inputs;
+  std::vector<std::string> expects;  ///< LABEL=DIR, the i-th belongs to the i-th model
+  std::string json;
+  double threshold = 1e-9;
+};
+/// Runs `tare compare`; returns the exit status.
+int CmdCompare(const CompareArgs& args);
+
+}  // namespace tare_cli

@@ -1,0 +1,221 @@
+// tare compare: runs one or more models on tare's backends with every layer traced, and says where
+// and why outputs differ (DESIGN.md section 2):
+//   same function                    the models compute the same function on ref64 (outputs within
+//                                    the threshold, relative L2); with --expect, the frameworks' own
+//                                    outputs then differ by a framework computing difference
+//   framework computing difference   each framework's distance from ref64 is reported
+//   models differ at <layer>         the first aligned layer whose output diverges while the layers
+//                                    feeding it agree (node and tensor name on each side)
+//   kernel noise floor               how far tare's own backends drift from ref64 on the model
+// Terminal table, and JSON with --json. Exit status 0 when the comparison ran (whatever the verdict).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "compare/align.h"
+#include "converters/onnx/onnx_converter.h"
+#include "format/npy.h"
+
+namespace fs = std::filesystem;
+using namespace tare;
+using json = nlohmann::json;
+
+namespace tare_cli {
+namespace {
+
+struct Run {
+  std::string backend;
+  std::vector<NamedTensor> outputs;
+  std::vector<Layer> layers;
+};
+
+struct ModelRuns {
+  std::string label;
+  std::shared_ptr<Model> model;
+  std::vector<Run> runs;  // one per backend, ref64 first
+  std::string expect_label;
+  std::vector<NamedTensor> expected;  // the framework's own outputs, in output order
+};
+
+json MetricsJson(const Metrics& m) {
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")); };
+  return {{"max_abs", num(m.max_abs)}, {"max_rel", num(m.max_rel)}, {"rel_l2", num(m.rel_l2)},
+          {"cosine", num(m.cosine)},   {"max_ulp", m.max_ulp},      {"top1", m.top1},
+          {"topk", m.topk},            {"k", m.k},                  {"nan_mismatch", m.nan_mismatch}};
+}
+
+std::string Attrs(const Node& n) {
+  std::string s;
+  for (const auto& [name, a] : n.attrs) {
+    if (name.rfind("tare.", 0) == 0) continue;
+    s += (s.empty() ? "" : ", ") + name + "=";
+    switch (a.kind) {
+      case Attr::Kind::kInt: s += std::to_string(a.i); break;
+      case Attr::Kind::kFloat: { char b[32]; std::snprintf(b, sizeof b, "%.9g", a.f); s += b; break; }
+      case Attr::Kind::kString: s += "'" + a.s + "'"; break;
+      case Attr::Kind::kInts: { s += "["; for (size_t i = 0; i < a.ints.size(); ++i) s += (i ? "," : "") + std::to_string(a.ints[i]); s += "]"; break; }
+      case Attr::Kind::kFloats: { s += "["; for (size_t i = 0; i < a.floats.size(); ++i) { char b[32]; std::snprintf(b, sizeof b, "%s%.9g", i ? "," : "", a.floats[i]); s += b; } s += "]"; break; }
+      default: s += AttrKindName(a.kind); break;
+    }
+  }
+  return s;
+}
+
+// Worst (largest rel L2) output comparison between two output lists, matched by position.
+Result<Metrics> WorstOutput(const std::vector<NamedTensor>& a, const std::vector<NamedTensor>& b, std::string* which) {
+  if (a.size() != b.size())
+    return Status::Error("the models have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " outputs");
+  Metrics worst;
+  worst.rel_l2 = -1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    Result<Metrics> m = CompareTensors(a[i].tensor, b[i].tensor);
+    if (!m.ok()) return Status::Error("output " + std::to_string(i) + " ('" + a[i].name + "'): " + m.status().message());
+    if (m->rel_l2 > worst.rel_l2 || std::isnan(m->rel_l2)) {
+      worst = *m;
+      *which = a[i].name;
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+int CmdCompare(const CompareArgs& args) {
+  if (args.models.empty()) return Fail("compare needs at least one --model");
+  if (args.expects.size() > args.models.size()) return Fail("more --expect folders than --model files");
+  if (args.backends.empty() || args.backends[0] != "ref64") return Fail("--backends must start with ref64 (the reference)");
+  std::vector<ModelRuns> all;
+  for (size_t mi = 0; mi < args.models.size(); ++mi) {
+    ModelRuns mr;
+    mr.label = fs::path(args.models[mi]).filename().string();
+    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
+    if (!m.ok()) return Fail(m.status().message());
+    mr.model = *m;
+    const Graph& g = mr.model->graph;
+    Result<std::vector<NamedTensor>> inputs = BindInputs(g, args.inputs);
+    if (!inputs.ok()) return Fail(mr.label + ": " + inputs.status().message());
+    for (const std::string& backend : args.backends) {
+      SessionOptions o;
+      o.backends = {backend};
+      o.trace_all = true;
+      Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(mr.model, &g), o);
+      if (!s.ok()) return Fail(mr.label + " on " + backend + ": " + s.status().message());
+      Run r;
+      r.backend = backend;
+      Status st = (*s)->Run(*inputs, &r.outputs);
+      if (!st.ok()) return Fail(mr.label + " on " + backend + ": " + st.message());
+      r.layers = TracedLayers(g, (*s)->Trace());
+      mr.runs.push_back(std::move(r));
+    }
+    if (mi < args.expects.size()) {
+      const std::string& e = args.expects[mi];
+      size_t eq = e.find('=');
+      if (eq == std::string::npos) return Fail("--expect must be LABEL=DIR, got '" + e + "'");
+      mr.expect_label = e.substr(0, eq);
+      const std::string dir = e.substr(eq + 1);
+      for (const NamedTensor& o : mr.runs[0].outputs) {
+        Result<Tensor> t = ReadNpy((fs::path(dir) / (SafeName(o.name) + ".npy")).string());
+        if (!t.ok()) return Fail("--expect " + mr.expect_label + ": " + t.status().message());
+        mr.expected.push_back({o.name, std::move(t).value()});
+      }
+    }
+    all.push_back(std::move(mr));
+  }
+
+  json report = {{"threshold_rel_l2", args.threshold}, {"models", json::array()}, {"pairs", json::array()}};
+  std::printf("%-28s %-10s %-12s %-12s %-12s %-10s\n", "model / run", "vs", "rel_l2", "max_abs", "cosine", "max_ulp");
+  for (const ModelRuns& mr : all) {
+    json jm = {{"file", mr.label}, {"runs", json::array()}};
+    double floor = 0;
+    for (size_t r = 1; r < mr.runs.size(); ++r) {
+      std::string which;
+      Result<Metrics> m = WorstOutput(mr.runs[r].outputs, mr.runs[0].outputs, &which);
+      if (!m.ok()) return Fail(m.status().message());
+      floor = std::max(floor, m->rel_l2);
+      std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", (mr.label + " " + mr.runs[r].backend).c_str(), "ref64",
+                  m->rel_l2, m->max_abs, m->cosine, static_cast<unsigned long long>(m->max_ulp));
+      jm["runs"].push_back({{"backend", mr.runs[r].backend}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}});
+    }
+    jm["kernel_noise_floor_rel_l2"] = floor;
+    if (!mr.expected.empty()) {
+      std::string which;
+      Result<Metrics> m = WorstOutput(mr.expected, mr.runs[0].outputs, &which);
+      if (!m.ok()) return Fail(mr.expect_label + ": " + m.status().message());
+      std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", (mr.label + " " + mr.expect_label).c_str(), "ref64",
+                  m->rel_l2, m->max_abs, m->cosine, static_cast<unsigned long long>(m->max_ulp));
+      jm["framework"] = {{"label", mr.expect_label}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}};
+    }
+    std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), floor);
+    report["models"].push_back(jm);
+  }
+
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      const ModelRuns &a = all[i], &b = all[j];
+      std::string which;
+      Result<Metrics> truth = WorstOutput(a.runs[0].outputs, b.runs[0].outputs, &which);
+      json jp = {{"a", a.label}, {"b", b.label}};
+      std::string verdict;
+      if (truth.ok() && truth->nan_mismatch == 0 && truth->rel_l2 <= args.threshold) {
+        verdict = "same function";
+        jp["ref64"] = MetricsJson(*truth);
+        std::printf("%s vs %s: same function (ref64 outputs: rel L2 %.3e)\n", a.label.c_str(), b.label.c_str(), truth->rel_l2);
+        if (!a.expected.empty() && !b.expected.empty()) {
+          std::string w2;
+          Result<Metrics> fw = WorstOutput(a.expected, b.expected, &w2);
+          if (fw.ok()) {
+            verdict = "framework computing difference";
+            jp["frameworks"] = MetricsJson(*fw);
+            std::printf("framework computing difference: %s vs %s rel L2 %.3e (each from ref64: see above)\n",
+                        a.expect_label.c_str(), b.expect_label.c_str(), fw->rel_l2);
+          }
+        }
+      } else {
+        const Run &ra = a.runs[0], &rb = b.runs[0];
+        std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
+        std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, args.threshold);
+        int first = FirstDivergence(a.model->graph, ra.layers, diffs);
+        jp["aligned_layers"] = pairs.size();
+        json layers = json::array();
+        for (const LayerDiff& d : diffs) {
+          json jl = {{"a", ra.layers[d.pair.a].trace.value}, {"b", rb.layers[d.pair.b].trace.value},
+                     {"op", ra.layers[d.pair.a].op}, {"how", d.pair.how}, {"diverges", d.diverges}};
+          if (d.error.empty()) jl["metrics"] = MetricsJson(d.metrics);
+          else jl["error"] = d.error;
+          layers.push_back(jl);
+        }
+        jp["layers"] = layers;
+        if (first >= 0) {
+          const LayerDiff& d = diffs[static_cast<size_t>(first)];
+          const Layer &la = ra.layers[d.pair.a], &lb = rb.layers[d.pair.b];
+          const Node &na = a.model->graph.nodes[static_cast<size_t>(la.node)], &nb = b.model->graph.nodes[static_cast<size_t>(lb.node)];
+          verdict = "models differ at " + na.name + " / " + nb.name;
+          std::printf("%s vs %s: models differ at node '%s' (%s, tensor '%s') / node '%s' (%s, tensor '%s'): rel L2 %.3e\n",
+                      a.label.c_str(), b.label.c_str(), na.name.c_str(), na.op.c_str(), la.trace.value.c_str(),
+                      nb.name.c_str(), nb.op.c_str(), lb.trace.value.c_str(), d.metrics.rel_l2);
+          std::printf("  attributes: %s: {%s}; %s: {%s}\n", a.label.c_str(), Attrs(na).c_str(), b.label.c_str(), Attrs(nb).c_str());
+          jp["first_divergence"] = {{"a", {{"node", na.name}, {"op", na.op}, {"tensor", la.trace.value}, {"attributes", Attrs(na)}}},
+                                    {"b", {{"node", nb.name}, {"op", nb.op}, {"tensor", lb.trace.value}, {"attributes", Attrs(nb)}}}};
+        } else {
+          verdict = "models differ";
+          std::printf("%s vs %s: models differ (%s), but no aligned layer diverges first (%zu layers aligned)\n",
+                      a.label.c_str(), b.label.c_str(), truth.ok() ? "outputs beyond the threshold" : truth.status().message().c_str(),
+                      pairs.size());
+        }
+      }
+      jp["verdict"] = verdict;
+      report["pairs"].push_back(jp);
+    }
+  }
+  if (!args.json.empty()) {
+    std::ofstream f(args.json);
+    if (!f) return Fail("cannot write '" + args.json + "'");
+    f << report.dump(2) << "\n";
+    if (!f) return Fail("error writing '" + args.json + "'");
+  }
+  return 0;
+}
+
+}  // namespace tare_cli

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tare compare on LeNet-5 and two variants (tests/models/lenet5/variants/make_variants.py): a renamed
+# export must be "same function"; an export whose pool2 padding was changed must be "models differ"
+# at /pool2/AveragePool on both sides, found through name alignment (original) and structural
+# alignment (renamed). Usage: compare.sh TARE FIXTURE_DIR WORK_DIR
+set -eu
+TARE=$1; FIX=$2; WORK=$3
+rm -rf "$WORK"; mkdir -p "$WORK"
+"$TARE" compare --model "$FIX/model.onnx" --model "$FIX/variants/renamed.onnx" --model "$FIX/variants/pool2_pads_altered.onnx" \
+  --input "$FIX/input.npy" --json "$WORK/report.json" > "$WORK/out.txt"
+cat "$WORK/out.txt"
+check() { grep -qF -- "$1" "$WORK/out.txt" || { echo "FAIL: missing: $1"; exit 1; }; }
+check "model.onnx vs renamed.onnx: same function"
+check "model.onnx vs pool2_pads_altered.onnx: models differ at node '/pool2/AveragePool' (AveragePool"
+check "renamed.onnx vs pool2_pads_altered.onnx: models differ at node 'n"
+check "(AveragePool, tensor 't"
+check "pads=[1,1,0,0]"
+check "kernel noise floor of model.onnx"
+grep -q '"verdict": "same function"' "$WORK/report.json" || { echo "FAIL: JSON verdict"; exit 1; }
+# Bad use: one error line, exit 1.
+if "$TARE" compare --model "$FIX/model.onnx" --backends ref 2> "$WORK/err.txt"; then echo "FAIL: accepted"; exit 1; fi
+[ "$(wc -l < "$WORK/err.txt")" -eq 1 ] || { echo "FAIL: error lines"; exit 1; }
+echo "1 passed, 0 failed"

@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""Writes the two LeNet-5 variants `tare compare` is tested on (tests/cli/compare.sh), from the
+committed export tests/models/lenet5/model.onnx:
+  renamed.onnx             every node and tensor renamed (as another exporter would): same function
+  pool2_pads_altered.onnx  /pool2/AveragePool pads [0,0,0,0] -> [1,1,0,0] (same output shape): the
+                           models differ exactly at that layer
+Usage: /usr/bin/python3 tests/models/lenet5/variants/make_variants.py (needs python3-onnx)."""
+import os
+
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "..", "model.onnx")
+
+m = onnx.load(SRC)
+for n in m.graph.node:
+    if n.name == "/pool2/AveragePool":
+        for a in n.attribute:
+            if a.name == "pads":
+                a.ints[:] = [1, 1, 0, 0]
+onnx.save(m, os.path.join(HERE, "pool2_pads_altered.onnx"))
+
+m = onnx.load(SRC)
+names = {}
+for n in m.graph.node:
+    for o in n.output:
+        names[o] = "t%d" % len(names)
+    n.name = "n%d" % len(names)
+for n in m.graph.node:
+    n.input[:] = [names.get(x, x) for x in n.input]
+    n.output[:] = [names.get(x, x) for x in n.output]
+for o in m.graph.output:
+    o.name = names.get(o.name, o.name)
+onnx.save(m, os.path.join(HERE, "renamed.onnx"))
