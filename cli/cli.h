@@ -22,6 +22,7 @@ struct CompareArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> expects;  ///< LABEL=DIR, the i-th belongs to the i-th model
   std::string json;
+  std::string html;  ///< self-contained HTML report (verdicts, per-layer error plot)
   double threshold = 1e-9;
 };
 /// Runs `tare compare`; returns the exit status.

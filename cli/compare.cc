@@ -8,6 +8,7 @@
 //                                    feeding it agree (node and tensor name on each side)
 //   kernel noise floor               how far tare's own backends drift from ref64 on the model
 // Terminal table, and JSON with --json. Exit status 0 when the comparison ran (whatever the verdict).
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,85 @@ Result<Metrics> WorstOutput(const std::vector<NamedTensor>& a, const std::vector
     }
   }
   return worst;
+}
+
+std::string Esc(const std::string& in) {
+  std::string o;
+  for (char c : in) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+// One self-contained HTML page (no scripts, no network): the verdicts, the runs table and, per
+// pair of models, the relative L2 error of every aligned layer on a log scale (inline SVG).
+std::string Html(const json& report) {
+  std::string h = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>tare compare</title><style>"
+                  "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                  "padding:2px 6px;font-size:13px}.v{font-size:18px;font-weight:bold}</style></head><body>"
+                  "<h1>tare compare</h1>";
+  auto num = [](const json& v) {
+    if (v.is_number()) { char b[32]; std::snprintf(b, sizeof b, "%.3e", v.get<double>()); return std::string(b); }
+    return v.is_string() ? v.get<std::string>() : std::string("?");
+  };
+  h += "<h2>Runs against ref64</h2><table><tr><th>model</th><th>run</th><th>rel L2</th><th>max abs</th><th>cosine</th><th>max ULP</th></tr>";
+  for (const json& m : report["models"]) {
+    auto row = [&](const std::string& run, const json& met) {
+      h += "<tr><td>" + Esc(m["file"].get<std::string>()) + "</td><td>" + Esc(run) + "</td><td>" + num(met["rel_l2"]) +
+           "</td><td>" + num(met["max_abs"]) + "</td><td>" + num(met["cosine"]) + "</td><td>" + std::to_string(met["max_ulp"].get<uint64_t>()) + "</td></tr>";
+    };
+    for (const json& r : m["runs"]) row(r["backend"].get<std::string>(), r["metrics"]);
+    if (m.contains("framework")) row(m["framework"]["label"].get<std::string>() + " (framework)", m["framework"]["metrics"]);
+  }
+  h += "</table><p>Kernel noise floor: how far tare's own backends are from ref64 on the same model.</p>";
+  for (const json& p : report["pairs"]) {
+    h += "<h2>" + Esc(p["a"].get<std::string>()) + " vs " + Esc(p["b"].get<std::string>()) + "</h2><p class=\"v\">" +
+         Esc(p["verdict"].get<std::string>()) + "</p>";
+    if (p.contains("first_divergence")) {
+      const json& f = p["first_divergence"];
+      for (const char* side : {"a", "b"})
+        h += "<p>" + Esc(p[side].get<std::string>()) + ": node <b>" + Esc(f[side]["node"].get<std::string>()) + "</b> (" +
+             Esc(f[side]["op"].get<std::string>()) + ", tensor " + Esc(f[side]["tensor"].get<std::string>()) + ") {" +
+             Esc(f[side]["attributes"].get<std::string>()) + "}</p>";
+    }
+    if (!p.contains("layers") || p["layers"].empty()) continue;
+    // rel L2 per aligned layer, log10 from -18 to +2 (0 drawn at the bottom).
+    const json& layers = p["layers"];
+    const double W = 900, H = 300, L = 60, B = 30;
+    const size_t n = layers.size();
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(W + L + 20)) + "\" height=\"" +
+                      std::to_string(int(H + B + 20)) + "\">";
+    auto y_of = [&](double e) {
+      double lg = e > 0 ? std::log10(e) : -18;
+      lg = std::min(2.0, std::max(-18.0, lg));
+      return 10 + H * (2 - lg) / 20;
+    };
+    for (int d = -18; d <= 2; d += 4) {
+      const double y = y_of(std::pow(10.0, d));
+      svg += "<line x1=\"" + std::to_string(L) + "\" x2=\"" + std::to_string(L + W) + "\" y1=\"" + std::to_string(y) + "\" y2=\"" +
+             std::to_string(y) + "\" stroke=\"#eee\"/><text x=\"5\" y=\"" + std::to_string(y + 4) + "\" font-size=\"11\">1e" +
+             std::to_string(d) + "</text>";
+    }
+    std::string pts;
+    for (size_t i = 0; i < n; ++i) {
+      const json& l = layers[i];
+      const double e = l.contains("metrics") && l["metrics"]["rel_l2"].is_number() ? l["metrics"]["rel_l2"].get<double>() : 1e2;
+      const double x = L + (n > 1 ? W * static_cast<double>(i) / static_cast<double>(n - 1) : W / 2);
+      const double y = y_of(e);
+      pts += std::to_string(x) + "," + std::to_string(y) + " ";
+      svg += "<circle cx=\"" + std::to_string(x) + "\" cy=\"" + std::to_string(y) + "\" r=\"3\" fill=\"" +
+             (l["diverges"].get<bool>() ? "#c00" : "#080") + "\"><title>" + Esc(l["op"].get<std::string>() + " " + l["a"].get<std::string>() +
+             " / " + l["b"].get<std::string>()) + " rel L2 " + num(l.contains("metrics") ? l["metrics"]["rel_l2"] : json("error")) + "</title></circle>";
+    }
+    svg += "<polyline fill=\"none\" stroke=\"#888\" points=\"" + pts + "\"/><text x=\"" + std::to_string(L) + "\" y=\"" +
+           std::to_string(H + B + 10) + "\" font-size=\"12\">aligned layers in graph order (red: diverges); y: relative L2 (log)</text></svg>";
+    h += svg;
+  }
+  return h + "</body></html>\n";
 }
 
 }  // namespace
@@ -208,6 +288,12 @@ int CmdCompare(const CompareArgs& args) {
       jp["verdict"] = verdict;
       report["pairs"].push_back(jp);
     }
+  }
+  if (!args.html.empty()) {
+    std::ofstream f(args.html);
+    if (!f) return Fail("cannot write '" + args.html + "'");
+    f << Html(report);
+    if (!f) return Fail("error writing '" + args.html + "'");
   }
   if (!args.json.empty()) {
     std::ofstream f(args.json);

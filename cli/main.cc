@@ -310,6 +310,7 @@ int main(int argc, char** argv) {
   compare->add_option("--input", cmp.inputs, "[NAME=]FILE, repeatable (the same inputs for every model)");
   compare->add_option("--expect", cmp.expects, "LABEL=DIR: a framework's own outputs (<output name>.npy) for the i-th model");
   compare->add_option("--json", cmp.json, "write the report as JSON");
+  compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
 
   bool ops_markdown = false;

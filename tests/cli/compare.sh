@@ -7,7 +7,7 @@ set -eu
 TARE=$1; FIX=$2; WORK=$3
 rm -rf "$WORK"; mkdir -p "$WORK"
 "$TARE" compare --model "$FIX/model.onnx" --model "$FIX/variants/renamed.onnx" --model "$FIX/variants/pool2_pads_altered.onnx" \
-  --input "$FIX/input.npy" --json "$WORK/report.json" > "$WORK/out.txt"
+  --input "$FIX/input.npy" --json "$WORK/report.json" --html "$WORK/report.html" > "$WORK/out.txt"
 cat "$WORK/out.txt"
 check() { grep -qF -- "$1" "$WORK/out.txt" || { echo "FAIL: missing: $1"; exit 1; }; }
 check "model.onnx vs renamed.onnx: same function"
@@ -17,6 +17,10 @@ check "(AveragePool, tensor 't"
 check "pads=[1,1,0,0]"
 check "kernel noise floor of model.onnx"
 grep -q '"verdict": "same function"' "$WORK/report.json" || { echo "FAIL: JSON verdict"; exit 1; }
+# The HTML report: self-contained (no scripts, no fetched resources), verdicts and the layer plot.
+grep -q "<svg" "$WORK/report.html" && grep -q "models differ at /pool2/AveragePool" "$WORK/report.html" ||
+  { echo "FAIL: HTML content"; exit 1; }
+if grep -qiE "<script|src=|href=" "$WORK/report.html"; then echo "FAIL: HTML is not self-contained"; exit 1; fi
 # Bad use: one error line, exit 1.
 if "$TARE" compare --model "$FIX/model.onnx" --backends ref 2> "$WORK/err.txt"; then echo "FAIL: accepted"; exit 1; fi
 [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] || { echo "FAIL: error lines"; exit 1; }
