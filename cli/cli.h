@@ -24,6 +24,8 @@ struct CompareArgs {
   std::string json;
   std::string html;  ///< self-contained HTML report (verdicts, per-layer error plot)
   double threshold = 1e-9;
+  std::string dataset;  ///< fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): data-set mode
+  int64_t limit = 0;    ///< data-set items to use (0: all)
 };
 /// Runs `tare compare`; returns the exit status.
 int CmdCompare(const CompareArgs& args);

@@ -13,6 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include <cstring>
 
 #include "cli/cli.h"
 #include "compare/align.h"
@@ -160,9 +163,178 @@ std::string Html(const json& report) {
   return h + "</body></html>\n";
 }
 
+// A labelled data set: items [N, ...] (float32, one item per row) and labels.
+struct DataSet {
+  Tensor items;
+  std::vector<int64_t> labels;
+};
+
+// Reads an IDX file (gzip or plain; magic 0x0000080D with D dims of uint8).
+Result<std::vector<uint8_t>> ReadIdx(const std::string& path, int dims, Shape* shape) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return Status::Error("cannot open '" + path + "'");
+  std::vector<uint8_t> data;
+  uint8_t buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) {
+    data.insert(data.end(), buf, buf + n);
+    if (data.size() > (size_t(1) << 31)) { gzclose(f); return Status::Error("'" + path + "' is too large"); }
+  }
+  gzclose(f);
+  const size_t header = 4 + 4 * static_cast<size_t>(dims);
+  if (n < 0 || data.size() < header || data[0] || data[1] || data[2] != 8 || data[3] != dims)
+    return Status::Error("'" + path + "' is not an IDX file of " + std::to_string(dims) + " uint8 dims");
+  shape->clear();
+  size_t count = 1;
+  for (int d = 0; d < dims; ++d) {
+    const uint8_t* p = data.data() + 4 + 4 * d;
+    shape->push_back((int64_t(p[0]) << 24) | (p[1] << 16) | (p[2] << 8) | p[3]);
+    count *= static_cast<size_t>(shape->back());
+  }
+  if (data.size() != header + count) return Status::Error("'" + path + "' has the wrong size for its dims");
+  return std::vector<uint8_t>(data.begin() + static_cast<std::ptrdiff_t>(header), data.end());
+}
+
+// fashion-mnist:DIR (t10k files, pixels / 255, items [N,1,28,28]) or npy:DIR (items.npy [N,...]
+// float32 and labels.npy [N] integers).
+Result<DataSet> LoadDataSet(const std::string& spec) {
+  size_t colon = spec.find(':');
+  if (colon == std::string::npos) return Status::Error("--dataset must be fashion-mnist:DIR or npy:DIR, got '" + spec + "'");
+  const std::string kind = spec.substr(0, colon), dir = spec.substr(colon + 1);
+  DataSet ds;
+  if (kind == "fashion-mnist") {
+    auto file = [&](const std::string& base) {
+      std::string p = (fs::path(dir) / base).string();
+      return fs::exists(p + ".gz") ? p + ".gz" : p;
+    };
+    Shape is, ls;
+    TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> px, ReadIdx(file("t10k-images-idx3-ubyte"), 3, &is));
+    TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> lb, ReadIdx(file("t10k-labels-idx1-ubyte"), 1, &ls));
+    if (is[0] != ls[0]) return Status::Error("images and labels differ in count");
+    TARE_ASSIGN_OR_RETURN(ds.items, Tensor::Alloc(DType::kFloat32, {is[0], 1, is[1], is[2]}));
+    for (size_t i = 0; i < px.size(); ++i) ds.items.as<float>()[i] = static_cast<float>(px[i]) / 255.0f;
+    ds.labels.assign(lb.begin(), lb.end());
+    return ds;
+  }
+  if (kind == "npy") {
+    TARE_ASSIGN_OR_RETURN(ds.items, ReadNpy((fs::path(dir) / "items.npy").string()));
+    TARE_ASSIGN_OR_RETURN(Tensor labels, ReadNpy((fs::path(dir) / "labels.npy").string()));
+    if (ds.items.dtype != DType::kFloat32 || ds.items.shape.empty()) return Status::Error("items.npy must be float32 [N, ...]");
+    if (labels.shape.size() != 1 || labels.shape[0] != ds.items.shape[0] || DTypeIsFloat(labels.dtype))
+      return Status::Error("labels.npy must hold N integers");
+    for (int64_t i = 0; i < labels.numel(); ++i) ds.labels.push_back(ReadInt(labels, i));
+    return ds;
+  }
+  return Status::Error("unknown data set kind '" + kind + "' (fashion-mnist or npy)");
+}
+
+int64_t Argmax(const Tensor& t, int64_t row, int64_t classes) {
+  int64_t best = 0;
+  for (int64_t c = 1; c < classes; ++c)
+    if (ReadDouble(t, row * classes + c) > ReadDouble(t, row * classes + best)) best = c;
+  return best;
+}
+
+// Data-set mode: accuracy of every run and, for every pair of runs, the inputs whose top-1
+// prediction flips, each with its attribution.
+int DataSetMode(const CompareArgs& args) {
+  Result<DataSet> dsr = LoadDataSet(args.dataset);
+  if (!dsr.ok()) return Fail(dsr.status().message());
+  DataSet ds = std::move(dsr).value();
+  int64_t n = ds.items.shape[0];
+  if (args.limit > 0) n = std::min<int64_t>(n, args.limit);
+  const int64_t item_elems = n ? ds.items.numel() / ds.items.shape[0] : 0;
+  struct RunPred { std::string label, model, kind; std::vector<int64_t> pred; };
+  std::vector<RunPred> runs;
+  for (size_t mi = 0; mi < args.models.size(); ++mi) {
+    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
+    if (!m.ok()) return Fail(m.status().message());
+    std::shared_ptr<Model> model = *m;
+    const Graph& g = model->graph;
+    if (g.inputs.size() != 1) return Fail("data-set mode needs models with one input");
+    const Value& in = g.values[g.inputs[0]];
+    const int64_t batch = in.has_shape && !in.shape.empty() && in.shape[0] > 0 ? in.shape[0] : 1;
+    Shape bshape = ds.items.shape;
+    bshape[0] = batch;
+    const std::string label = fs::path(args.models[mi]).filename().string();
+    for (const std::string& backend : args.backends) {
+      SessionOptions o;
+      o.backends = {backend};
+      Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(model, &g), o);
+      if (!s.ok()) return Fail(label + " on " + backend + ": " + s.status().message());
+      RunPred rp{label + " " + backend, label, backend, {}};
+      for (int64_t start = 0; start < n; start += batch) {
+        Tensor x = Tensor::Alloc(DType::kFloat32, bshape).value();
+        const int64_t take = std::min(batch, n - start);
+        std::memcpy(x.data, ds.items.as<float>() + start * item_elems, static_cast<size_t>(take * item_elems) * sizeof(float));
+        std::vector<NamedTensor> out;
+        Status st = (*s)->Run({{in.name, x}}, &out);
+        if (!st.ok()) return Fail(label + " on " + backend + ": " + st.message());
+        const Tensor& y = out[0].tensor;
+        const int64_t classes = y.shape.empty() ? 1 : y.shape.back();
+        for (int64_t r = 0; r < take; ++r) rp.pred.push_back(Argmax(y, r, classes));
+        if ((start / batch) % 1000 == 999) std::printf("  %s: %lld/%lld\n", rp.label.c_str(), static_cast<long long>(start + take), static_cast<long long>(n));
+      }
+      runs.push_back(std::move(rp));
+    }
+    if (mi < args.expects.size()) {
+      const std::string& e = args.expects[mi];
+      size_t eq = e.find('=');
+      if (eq == std::string::npos) return Fail("--expect must be LABEL=DIR, got '" + e + "'");
+      const std::string out_name = g.values[g.outputs[0]].name;
+      Result<Tensor> t = ReadNpy((fs::path(e.substr(eq + 1)) / (SafeName(out_name) + ".npy")).string());
+      if (!t.ok()) return Fail("--expect " + e.substr(0, eq) + ": " + t.status().message());
+      if (t->shape.size() != 2 || t->shape[0] < n) return Fail("--expect " + e.substr(0, eq) + ": " + out_name + ".npy must be [N, classes] with N >= " + std::to_string(n));
+      RunPred rp{e.substr(0, eq), label, "framework", {}};
+      for (int64_t r = 0; r < n; ++r) rp.pred.push_back(Argmax(*t, r, t->shape[1]));
+      runs.push_back(std::move(rp));
+    }
+  }
+  json report = {{"items", n}, {"runs", json::array()}, {"pairs", json::array()}};
+  for (const RunPred& r : runs) {
+    int64_t correct = 0;
+    for (int64_t i = 0; i < n; ++i) correct += r.pred[static_cast<size_t>(i)] == ds.labels[static_cast<size_t>(i)];
+    const double acc = n ? static_cast<double>(correct) / static_cast<double>(n) : 0;
+    std::printf("accuracy %-36s %.4f (%lld/%lld)\n", r.label.c_str(), acc, static_cast<long long>(correct), static_cast<long long>(n));
+    report["runs"].push_back({{"run", r.label}, {"accuracy", acc}, {"correct", correct}});
+  }
+  for (size_t a = 0; a < runs.size(); ++a) {
+    for (size_t b = a + 1; b < runs.size(); ++b) {
+      // Attribution of a flip: two of tare's backends on one model: kernel noise floor; a framework
+      // against tare on its own model: framework computing difference; two models: models differ.
+      std::string why;
+      if (runs[a].model == runs[b].model)
+        why = runs[a].kind == "framework" || runs[b].kind == "framework" ? "framework computing difference" : "kernel noise floor";
+      else
+        why = "models differ (run tare compare on the item for the layer)";
+      json flips = json::array();
+      for (int64_t i = 0; i < n; ++i)
+        if (runs[a].pred[static_cast<size_t>(i)] != runs[b].pred[static_cast<size_t>(i)])
+          flips.push_back({{"item", i}, {"label", ds.labels[static_cast<size_t>(i)]}, {"a", runs[a].pred[static_cast<size_t>(i)]},
+                           {"b", runs[b].pred[static_cast<size_t>(i)]}, {"attribution", why}});
+      std::printf("flips %s vs %s: %zu\n", runs[a].label.c_str(), runs[b].label.c_str(), flips.size());
+      for (const json& f : flips)
+        std::printf("  item %lld (label %lld): %lld -> %lld, %s\n", static_cast<long long>(f["item"].get<int64_t>()),
+                    static_cast<long long>(f["label"].get<int64_t>()), static_cast<long long>(f["a"].get<int64_t>()),
+                    static_cast<long long>(f["b"].get<int64_t>()), why.c_str());
+      report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}});
+    }
+  }
+  if (!args.json.empty()) {
+    std::ofstream f(args.json);
+    if (!f) return Fail("cannot write '" + args.json + "'");
+    f << report.dump(2) << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int CmdCompare(const CompareArgs& args) {
+  if (!args.dataset.empty()) {
+    if (args.models.empty()) return Fail("compare needs at least one --model");
+    return DataSetMode(args);
+  }
   if (args.models.empty()) return Fail("compare needs at least one --model");
   if (args.expects.size() > args.models.size()) return Fail("more --expect folders than --model files");
   if (args.backends.empty() || args.backends[0] != "ref64") return Fail("--backends must start with ref64 (the reference)");

@@ -21,6 +21,14 @@ grep -q '"verdict": "same function"' "$WORK/report.json" || { echo "FAIL: JSON v
 grep -q "<svg" "$WORK/report.html" && grep -q "models differ at /pool2/AveragePool" "$WORK/report.html" ||
   { echo "FAIL: HTML content"; exit 1; }
 if grep -qiE "<script|src=|href=" "$WORK/report.html"; then echo "FAIL: HTML is not self-contained"; exit 1; fi
+# Data-set mode on the two committed test images (labels 9 and 2, tests/models/lenet5/dataset) with
+# PyTorch's own logits as the framework run: PyTorch and tare both get 2/2; no prediction flips.
+"$TARE" compare --model "$FIX/model.onnx" --dataset "npy:$FIX/dataset" --expect "pytorch=$FIX/expected" \
+  --json "$WORK/ds.json" > "$WORK/ds.txt"
+cat "$WORK/ds.txt"
+grep -qF "accuracy model.onnx ref64" "$WORK/ds.txt" && grep -qE "accuracy pytorch +1.0000 \(2/2\)" "$WORK/ds.txt" &&
+  grep -qE "accuracy model.onnx ref64 +1.0000 \(2/2\)" "$WORK/ds.txt" && grep -qF "flips model.onnx ref64 vs pytorch: 0" "$WORK/ds.txt" ||
+  { echo "FAIL: data-set mode"; exit 1; }
 # Bad use: one error line, exit 1.
 if "$TARE" compare --model "$FIX/model.onnx" --backends ref 2> "$WORK/err.txt"; then echo "FAIL: accepted"; exit 1; fi
 [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] || { echo "FAIL: error lines"; exit 1; }
