@@ -21,6 +21,12 @@ grep -q '"verdict": "same function"' "$WORK/report.json" || { echo "FAIL: JSON v
 grep -q "<svg" "$WORK/report.html" && grep -q "models differ at /pool2/AveragePool" "$WORK/report.html" ||
   { echo "FAIL: HTML content"; exit 1; }
 if grep -qiE "<script|src=|href=" "$WORK/report.html"; then echo "FAIL: HTML is not self-contained"; exit 1; fi
+# Across opsets and tools: the altered model upgraded to opset 13 by ONNX's version converter with every
+# tensor renamed: structural alignment still finds /pool2/AveragePool.
+"$TARE" compare --model "$FIX/model.onnx" --model "$FIX/variants/opset13_renamed_pool2_altered.onnx" \
+  --input "$FIX/input.npy" > "$WORK/o13.txt"
+grep -qF "models differ at node '/pool2/AveragePool' (AveragePool, tensor '/pool2/AveragePool_output_0') / node 'op10' (AveragePool, tensor 'v9')" \
+  "$WORK/o13.txt" || { cat "$WORK/o13.txt"; echo "FAIL: opset 13 alignment"; exit 1; }
 # Data-set mode on the two committed test images (labels 9 and 2, tests/models/lenet5/dataset) with
 # PyTorch's own logits as the framework run: PyTorch and tare both get 2/2; no prediction flips.
 "$TARE" compare --model "$FIX/model.onnx" --dataset "npy:$FIX/dataset" --expect "pytorch=$FIX/expected" \
