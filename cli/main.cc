@@ -102,6 +102,19 @@ Result<std::vector<NamedTensor>> BindInputs(const Graph& g, const std::vector<st
   return inputs;
 }
 
+// "ref64,ref" -> {"ref64", "ref"} (empty items dropped).
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > start) items.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
 }  // namespace tare_cli
 
 using namespace tare_cli;
@@ -333,27 +346,13 @@ int main(int argc, char** argv) {
   try {
     if (*convert) return CmdConvert(conv_in, conv_out, from);
     if (*run) {
-      std::vector<std::string> backends;
-      size_t start = 0;
-      while (start <= backend.size()) {
-        size_t comma = backend.find(',', start);
-        if (comma == std::string::npos) comma = backend.size();
-        if (comma > start) backends.push_back(backend.substr(start, comma - start));
-        start = comma + 1;
-      }
+      std::vector<std::string> backends = SplitList(backend);
       if (backends.empty()) return Fail("--backend is empty");
       return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain, trace_dir);
     }
     if (*inspect) return CmdInspect(inspect_model, from);
     if (*compare) {
-      cmp.backends.clear();
-      size_t start = 0;
-      while (start <= cmp_backends.size()) {
-        size_t comma = cmp_backends.find(',', start);
-        if (comma == std::string::npos) comma = cmp_backends.size();
-        if (comma > start) cmp.backends.push_back(cmp_backends.substr(start, comma - start));
-        start = comma + 1;
-      }
+      cmp.backends = SplitList(cmp_backends);
       return CmdCompare(cmp);
     }
     if (*ops) return CmdOps(ops_markdown);

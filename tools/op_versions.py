@@ -6,7 +6,7 @@ Python package's schema registry, onnx.defs.get_all_schemas_with_history().
 
   python3 tools/op_versions.py            # print "domain Name: versions" for every op
   python3 tools/op_versions.py --update   # rewrite runtime/ops/op_coverage.inc: the opsets column
-                                          # is regenerated, dtypes are kept (new ops get "TODO",
+                                          # is regenerated, dtypes are kept (new ops get "?",
                                           # which tests/unit/ops_doc_test.cc rejects)
   python3 tools/op_versions.py --check    # exit 1 when op_coverage.inc differs from what --update writes
 """
@@ -101,20 +101,20 @@ def main():
     lines = [HEADER, "// clang-format off\n"]
     for d, n in ops:
         lines.append('TARE_OP_COVERAGE("%s", %s %s"%s", "%s")\n' %
-                     (d, n + ",", " " * (width - len(n)), opsets[(d, n)], dtypes.get((d, n), "TODO")))
+                     (d, n + ",", " " * (width - len(n)), opsets[(d, n)], dtypes.get((d, n), "?")))
     lines.append("// clang-format on\n")
-    todo = [n for d, n in ops if (d, n) not in dtypes]
+    unfilled = [n for d, n in ops if (d, n) not in dtypes]
     if args.check:
         with open(COVERAGE) as f:
             same = f.read() == "".join(lines)
-        if not same or todo:
+        if not same or unfilled:
             sys.exit(f"{COVERAGE} is out of date: run python3 tools/op_versions.py --update" +
-                     (f" and fill in the dtypes of {', '.join(todo)}" if todo else ""))
+                     (f" and fill in the dtypes of {', '.join(unfilled)}" if unfilled else ""))
         print(f"{COVERAGE} is up to date ({len(ops)} ops)")
         return
     with open(COVERAGE, "w") as f:
         f.writelines(lines)
-    print(f"wrote {COVERAGE}: {len(ops)} ops" + (f"; dtypes TODO for: {', '.join(todo)}" if todo else ""))
+    print(f"wrote {COVERAGE}: {len(ops)} ops" + (f"; fill in the dtypes of: {', '.join(unfilled)}" if unfilled else ""))
 
 
 if __name__ == "__main__":

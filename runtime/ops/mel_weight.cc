@@ -49,12 +49,7 @@ Status InferMelWeight(InferContext& ctx) {
   if (!std::isfinite(edges[0]) || !std::isfinite(edges[1]) || edges[0] < 0 || edges[1] < edges[0])
     return ctx.Error("the edges must be finite with 0 <= lower_edge_hertz <= upper_edge_hertz, got " +
                      std::to_string(edges[0]) + " and " + std::to_string(edges[1]));
-  TARE_ASSIGN_OR_RETURN(int64_t code, ctx.node.GetInt("output_datatype", 1));
-  const DType out = static_cast<DType>(code);
-  if (code < 0 || code > 64 || !DTypeIsValid(static_cast<int32_t>(code)) || out == DType::kBool ||
-      out == DType::kString || out == DType::kBFloat16)
-    return ctx.Error("attribute 'output_datatype' = " + std::to_string(code) +
-                     " is not supported (a numeric type other than bfloat16)");
+  TARE_ASSIGN_OR_RETURN(const DType out, NumericDTypeAttr(ctx, "output_datatype", 1));
   const Shape y = {ints[1] / 2 + 1, ints[0]};
   TARE_RETURN_IF_ERROR(NumElements(y).status());
   ctx.SetOut(0, out, y);

@@ -42,6 +42,11 @@ Result<ConvWindow> ReadConvWindow(const InferContext& ctx, const Shape& w);
 /// (N, M, O...). Defined in runtime/ops/conv.cc.
 Result<Shape> InferConvGeometry(const InferContext& ctx, size_t xi, size_t wi);
 
+/// Reads an element-type attribute (e.g. `output_datatype` of the window ops and MelWeightMatrix)
+/// that must name a numeric type other than bfloat16; `dflt` when absent. Defined in
+/// runtime/ops/window.cc.
+Result<DType> NumericDTypeAttr(const InferContext& ctx, const char* name, int64_t dflt);
+
 #define TARE_OP(name, family, budget, doc) Status Infer##family(InferContext& ctx);
 #include "runtime/ops/op_list.inc"
 #undef TARE_OP

@@ -16,6 +16,16 @@
 
 namespace tare {
 
+Result<DType> NumericDTypeAttr(const InferContext& ctx, const char* name, int64_t dflt) {
+  TARE_ASSIGN_OR_RETURN(int64_t code, ctx.node.GetInt(name, dflt));
+  const DType out = static_cast<DType>(code);
+  if (code < 0 || code > 64 || !DTypeIsValid(static_cast<int32_t>(code)) || out == DType::kBool ||
+      out == DType::kString || out == DType::kBFloat16)
+    return ctx.Error(std::string("attribute '") + name + "' = " + std::to_string(code) +
+                     " is not supported (a numeric type other than bfloat16)");
+  return out;
+}
+
 Status InferWindow(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
   const DType st = ctx.in[0].dtype;
@@ -24,12 +34,7 @@ Status InferWindow(InferContext& ctx) {
   TARE_ASSIGN_OR_RETURN(int64_t periodic, ctx.node.GetInt("periodic", 1));
   if (periodic != 0 && periodic != 1)
     return ctx.Error("attribute 'periodic' must be 0 or 1, got " + std::to_string(periodic));
-  TARE_ASSIGN_OR_RETURN(int64_t code, ctx.node.GetInt("output_datatype", 1));
-  const DType out = static_cast<DType>(code);
-  if (code < 0 || code > 64 || !DTypeIsValid(static_cast<int32_t>(code)) || out == DType::kBool ||
-      out == DType::kString || out == DType::kBFloat16)
-    return ctx.Error("attribute 'output_datatype' = " + std::to_string(code) +
-                     " is not supported (a numeric type other than bfloat16)");
+  TARE_ASSIGN_OR_RETURN(const DType out, NumericDTypeAttr(ctx, "output_datatype", 1));
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.KnownInts(0, "size"));
   if (size.size() != 1) return ctx.Error("input size must hold exactly one value, got " + std::to_string(size.size()));
   if (size[0] < 0 || size[0] > kMaxElements)

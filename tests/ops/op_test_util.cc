@@ -75,8 +75,9 @@ Result<std::vector<Tensor>> Run(const Node& node_in, const std::vector<Tensor>& 
   std::vector<Tensor> conv(inputs.size());
   std::vector<const Tensor*> ptrs(inputs.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    node.inputs.push_back(inputs[i].data ? static_cast<int>(i) : -1);
-    if (!inputs[i].data) continue;
+    const bool omitted = inputs[i].is_tensor() && !inputs[i].data;
+    node.inputs.push_back(omitted ? -1 : static_cast<int>(i));
+    if (omitted) continue;
     if (inputs[i].dtype == DType::kFloat32) {
       TARE_ASSIGN_OR_RETURN(conv[i], ConvertTensor(inputs[i], compute));
     } else {
@@ -85,6 +86,12 @@ Result<std::vector<Tensor>> Run(const Node& node_in, const std::vector<Tensor>& 
     ptrs[i] = &conv[i];
   }
   return EvalNode(node, ptrs, compute);
+}
+
+Result<std::vector<Tensor>> Eval(const Node& node, const std::vector<const Tensor*>& inputs, DType compute) {
+  std::vector<Tensor> in;
+  for (const Tensor* t : inputs) in.push_back(t ? *t : Tensor());
+  return Run(node, in, compute);
 }
 
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,

@@ -40,9 +40,12 @@ struct NodeOf {
   operator const Node&() const { return node; }  // NOLINT
 };
 
-/// Runs `node` on the given inputs (an empty Tensor = omitted optional input) on compute type
-/// kFloat64 (ref64) or kFloat32 (ref). Float32 inputs are converted to the compute type.
+/// Runs `node` on the given inputs (an empty Tensor = omitted optional input; sequences and
+/// optionals are passed as they are) on compute type kFloat64 (ref64) or kFloat32 (ref). Float32
+/// inputs (and float32 items of sequences and optionals) are converted to the compute type.
 Result<std::vector<Tensor>> Run(const Node& node, const std::vector<Tensor>& inputs, DType compute);
+/// The same with inputs given by pointer (nullptr = omitted), for tests of sequence/optional ops.
+Result<std::vector<Tensor>> Eval(const Node& node, const std::vector<const Tensor*>& inputs, DType compute);
 
 /// One expected output: its dtype/shape and values; k = reduction length for the budget.
 struct Expect {

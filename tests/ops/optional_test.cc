@@ -9,21 +9,6 @@ using namespace tare::test;
 
 namespace {
 
-/// Runs `node` on inputs (nullptr = omitted; float32 tensors converted to the compute type c).
-Result<std::vector<Tensor>> Eval(const Node& node_in, const std::vector<const Tensor*>& inputs, DType c) {
-  Node node = node_in;
-  node.inputs.clear();
-  std::vector<Tensor> conv(inputs.size());
-  std::vector<const Tensor*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    node.inputs.push_back(inputs[i] ? static_cast<int>(i) : -1);
-    if (!inputs[i]) continue;
-    conv[i] = inputs[i]->dtype == DType::kFloat32 ? ConvertTensor(*inputs[i], c).value() : *inputs[i];
-    ptrs[i] = &conv[i];
-  }
-  return EvalNode(node, ptrs, c);
-}
-
 bool HasElement(const Tensor* x, DType c) {
   auto r = Eval(NodeOf("OptionalHasElement"), {x}, c);
   REQUIRE(r.ok());

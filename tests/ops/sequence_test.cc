@@ -12,25 +12,10 @@ using namespace tare::test;
 
 namespace {
 
-/// float32 (also the items of a sequence/optional) converted to the compute type, as the session does.
+/// float32 converted to the compute type, as the session does.
 Tensor ToCompute(const Tensor& t, DType compute) {
   if (t.dtype != DType::kFloat32) return t;
   return ConvertTensor(t, compute).value();
-}
-
-/// Runs `node` on inputs (nullptr = omitted) with compute type `c`.
-Result<std::vector<Tensor>> Eval(const Node& node_in, const std::vector<const Tensor*>& inputs, DType c) {
-  Node node = node_in;
-  node.inputs.clear();
-  std::vector<Tensor> conv(inputs.size());
-  std::vector<const Tensor*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    node.inputs.push_back(inputs[i] ? static_cast<int>(i) : -1);
-    if (!inputs[i]) continue;
-    conv[i] = ToCompute(*inputs[i], c);
-    ptrs[i] = &conv[i];
-  }
-  return EvalNode(node, ptrs, c);
 }
 
 /// Checks a tensor's shape and values (exact: these ops only move data).

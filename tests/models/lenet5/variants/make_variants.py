@@ -16,33 +16,14 @@ import onnx.version_converter
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "model.onnx")
 
-m = onnx.load(SRC)
-for n in m.graph.node:
-    if n.name == "/pool2/AveragePool":
-        for a in n.attribute:
-            if a.name == "pads":
-                a.ints[:] = [1, 1, 0, 0]
-onnx.save(m, os.path.join(HERE, "pool2_pads_altered.onnx"))
 
-m = onnx.load(SRC)
-names = {}
-for n in m.graph.node:
-    for o in n.output:
-        names[o] = "t%d" % len(names)
-    n.name = "n%d" % len(names)
-for n in m.graph.node:
-    n.input[:] = [names.get(x, x) for x in n.input]
-    n.output[:] = [names.get(x, x) for x in n.output]
-for o in m.graph.output:
-    o.name = names.get(o.name, o.name)
-onnx.save(m, os.path.join(HERE, "renamed.onnx"))
-
-def renamed(m):
+def renamed(m, tensor_prefix, node_prefix):
+    """Renames every node and tensor, as another exporter would."""
     names = {}
     for n in m.graph.node:
         for o in n.output:
-            names[o] = "v%d" % len(names)
-        n.name = "op%d" % len(names)
+            names[o] = "%s%d" % (tensor_prefix, len(names))
+        n.name = "%s%d" % (node_prefix, len(names))
     for n in m.graph.node:
         n.input[:] = [names.get(x, x) for x in n.input]
         n.output[:] = [names.get(x, x) for x in n.output]
@@ -51,7 +32,13 @@ def renamed(m):
     return m
 
 
-m = onnx.load(os.path.join(HERE, "pool2_pads_altered.onnx"))
-m = onnx.version_converter.convert_version(m, 13)
-onnx.save(renamed(m), os.path.join(HERE, "opset13_renamed_pool2_altered.onnx"))
-
+altered = onnx.load(SRC)
+for n in altered.graph.node:
+    if n.name == "/pool2/AveragePool":
+        for a in n.attribute:
+            if a.name == "pads":
+                a.ints[:] = [1, 1, 0, 0]
+onnx.save(altered, os.path.join(HERE, "pool2_pads_altered.onnx"))
+onnx.save(renamed(onnx.load(SRC), "t", "n"), os.path.join(HERE, "renamed.onnx"))
+upgraded = onnx.version_converter.convert_version(altered, 13)
+onnx.save(renamed(upgraded, "v", "op"), os.path.join(HERE, "opset13_renamed_pool2_altered.onnx"))
