@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
   compare->add_option("--json", cmp.json, "write the report as JSON");
   compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--dataset", cmp.dataset, "fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): accuracy and top-1 flips");
-  compare->add_option("--limit", cmp.limit, "use the first N data-set items")->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  compare->add_option("--limit", cmp.limit, "use the first N data-set items")->check(CLI::NonNegativeNumber);
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
 
   bool ops_markdown = false;
