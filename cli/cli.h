@@ -20,7 +20,8 @@ struct CompareArgs {
   std::vector<std::string> models;
   std::vector<std::string> backends = {"ref64", "ref"};
   std::vector<std::string> inputs;
-  std::vector<std::string> expects;  ///< LABEL=DIR, the i-th belongs to the i-th model
+  std::vector<std::string> expects;  ///< LABEL=DIR: a framework's own outputs
+  std::vector<size_t> expect_model;  ///< for each of `expects`, the index of its model (the --model before it)
   std::string json;
   std::string html;  ///< self-contained HTML report (verdicts, per-layer error plot)
   double threshold = 1e-9;

@@ -1,21 +1,25 @@
 // tare compare: runs one or more models on tare's backends with every layer traced, and says where
 // and why outputs differ (DESIGN.md section 2):
-//   same function                    the models compute the same function on ref64 (outputs within
-//                                    the threshold, relative L2); with --expect, the frameworks' own
-//                                    outputs then differ by a framework computing difference
-//   framework computing difference   each framework's distance from ref64 is reported
+//   same function                    two models compute the same function on ref64 (outputs within
+//                                    the threshold, relative L2), or two frameworks' outputs agree
+//   framework computing difference   two frameworks' outputs (--expect) differ although their models
+//                                    compute the same function; each one's distance from ref64 and
+//                                    the ratio to the kernel noise floor are reported
 //   models differ at <layer>         the first aligned layer whose output diverges while the layers
 //                                    feeding it agree (node and tensor name on each side)
 //   kernel noise floor               how far tare's own backends drift from ref64 on the model
-// Terminal table, and JSON with --json. Exit status 0 when the comparison ran (whatever the verdict).
+// Data-set mode (--dataset) gives every run's accuracy and, for every pair of runs, the items whose
+// top-1 prediction flips, each flip attributed with the same words.
+// Terminal table, JSON (--json) and HTML (--html). Exit status 0 when the comparison ran (whatever
+// the verdict).
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <zlib.h>
-
-#include <cstring>
 
 #include "cli/cli.h"
 #include "compare/align.h"
@@ -35,18 +39,25 @@ struct Run {
   std::vector<Layer> layers;
 };
 
+// A framework's own outputs for one model (--expect LABEL=DIR).
+struct Framework {
+  std::string label, dir;
+  std::vector<NamedTensor> outputs;  // in the model's output order (single-input mode)
+};
+
 struct ModelRuns {
   std::string label;
   std::shared_ptr<Model> model;
   std::vector<Run> runs;  // one per backend, ref64 first
-  std::string expect_label;
-  std::vector<NamedTensor> expected;  // the framework's own outputs, in output order
+  std::vector<Framework> frameworks;
+  double floor = 0;  // kernel noise floor: worst rel L2 of tare's other backends against ref64
 };
 
+json Num(double v) { return std::isfinite(v) ? json(v) : json(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")); }
+
 json MetricsJson(const Metrics& m) {
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")); };
-  return {{"max_abs", num(m.max_abs)}, {"max_rel", num(m.max_rel)}, {"rel_l2", num(m.rel_l2)},
-          {"cosine", num(m.cosine)},   {"max_ulp", m.max_ulp},      {"top1", m.top1},
+  return {{"max_abs", Num(m.max_abs)}, {"max_rel", Num(m.max_rel)}, {"rel_l2", Num(m.rel_l2)},
+          {"cosine", Num(m.cosine)},   {"max_ulp", m.max_ulp},      {"top1", m.top1},
           {"topk", m.topk},            {"k", m.k},                  {"nan_mismatch", m.nan_mismatch}};
 }
 
@@ -84,6 +95,140 @@ Result<Metrics> WorstOutput(const std::vector<NamedTensor>& a, const std::vector
   return worst;
 }
 
+bool Within(const Metrics& m, double threshold) { return m.nan_mismatch == 0 && m.rel_l2 <= threshold; }
+
+// Splits --expect LABEL=DIR.
+Status SplitExpect(const std::string& e, std::string* label, std::string* dir) {
+  const size_t eq = e.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == e.size()) return Status::Error("--expect must be LABEL=DIR, got '" + e + "'");
+  *label = e.substr(0, eq);
+  *dir = e.substr(eq + 1);
+  return Status::Ok();
+}
+
+// The frameworks of every model from --expect (each belongs to the --model before it). Labels must
+// be unique and differ from the run names tare gives its own runs.
+Result<std::vector<std::vector<Framework>>> ParseExpects(const CompareArgs& args) {
+  std::vector<std::vector<Framework>> out(args.models.size());
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < args.expects.size(); ++i) {
+    Framework f;
+    TARE_RETURN_IF_ERROR(SplitExpect(args.expects[i], &f.label, &f.dir));
+    if (seen[f.label]++) return Status::Error("--expect label '" + f.label + "' is given twice");
+    const size_t mi = i < args.expect_model.size() ? args.expect_model[i] : std::min(i, args.models.size() - 1);
+    out[std::min(mi, args.models.size() - 1)].push_back(std::move(f));
+  }
+  return out;
+}
+
+// Traced run of `model` on one backend.
+Result<Run> TracedRun(const std::shared_ptr<Model>& model, const std::string& backend, const std::vector<NamedTensor>& inputs) {
+  SessionOptions o;
+  o.backends = {backend};
+  o.trace_all = true;
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Create(std::shared_ptr<const Graph>(model, &model->graph), o));
+  Run r;
+  r.backend = backend;
+  TARE_RETURN_IF_ERROR(s->Run(inputs, &r.outputs));
+  r.layers = TracedLayers(model->graph, s->Trace());
+  return r;
+}
+
+// Step 1 and 2 of the attribution for two models' ref64 runs: "same function" when the outputs agree
+// within `threshold`, else "models differ at NODE_A / NODE_B" (the first divergence), or "models
+// differ" when no aligned layer diverges first. `text` gets the sentence for the terminal; the JSON
+// has the verdict, the aligned layers and the first divergence.
+json JudgeModels(const std::string& la, const Model& ma, const Run& ra, const std::string& lb, const Model& mb,
+                 const Run& rb, double threshold, bool with_layers, std::string* text) {
+  std::string which;
+  Result<Metrics> truth = WorstOutput(ra.outputs, rb.outputs, &which);
+  json jp = {{"a", la}, {"b", lb}, {"kind", "models"}};
+  char buf[64];
+  if (truth.ok() && Within(*truth, threshold)) {
+    jp["verdict"] = "same function";
+    jp["ref64"] = MetricsJson(*truth);
+    std::snprintf(buf, sizeof buf, "%.3e", truth->rel_l2);
+    *text = la + " vs " + lb + ": same function (ref64 outputs: rel L2 " + buf + ")";
+    return jp;
+  }
+  if (truth.ok()) jp["ref64"] = MetricsJson(*truth);
+  std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
+  std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, threshold);
+  const int first = FirstDivergence(ma.graph, ra.layers, diffs);
+  jp["aligned_layers"] = pairs.size();
+  if (with_layers) {
+    json layers = json::array();
+    for (const LayerDiff& d : diffs) {
+      json jl = {{"a", ra.layers[d.pair.a].trace.value}, {"b", rb.layers[d.pair.b].trace.value},
+                 {"op", ra.layers[d.pair.a].op},         {"op_b", rb.layers[d.pair.b].op},
+                 {"how", d.pair.how},                     {"layout", d.pair.layout == PairLayout::kNhwc ? "NHWC" : "same"},
+                 {"diverges", d.diverges}};
+      if (d.error.empty()) jl["metrics"] = MetricsJson(d.metrics);
+      else jl["error"] = d.error;
+      layers.push_back(jl);
+    }
+    jp["layers"] = layers;
+  }
+  if (first < 0) {
+    jp["verdict"] = "models differ";
+    *text = la + " vs " + lb + ": models differ (" + (truth.ok() ? "outputs beyond the threshold" : truth.status().message()) +
+            "), but no aligned layer diverges first (" + std::to_string(pairs.size()) + " layers aligned)";
+    return jp;
+  }
+  const LayerDiff& d = diffs[static_cast<size_t>(first)];
+  const Layer &x = ra.layers[d.pair.a], &y = rb.layers[d.pair.b];
+  const Node &na = ma.graph.nodes[static_cast<size_t>(x.node)], &nb = mb.graph.nodes[static_cast<size_t>(y.node)];
+  jp["verdict"] = "models differ at " + na.name + " / " + nb.name;
+  std::snprintf(buf, sizeof buf, "%.3e", d.metrics.rel_l2);
+  *text = la + " vs " + lb + ": models differ at node '" + na.name + "' (" + na.op + ", tensor '" + x.trace.value +
+          "') / node '" + nb.name + "' (" + nb.op + ", tensor '" + y.trace.value + "'): rel L2 " + (d.error.empty() ? buf : d.error) +
+          "\n  attributes: " + la + ": {" + Attrs(na) + "}; " + lb + ": {" + Attrs(nb) + "}";
+  jp["first_divergence"] = {{"a", {{"node", na.name}, {"op", na.op}, {"tensor", x.trace.value}, {"attributes", Attrs(na)}}},
+                            {"b", {{"node", nb.name}, {"op", nb.op}, {"tensor", y.trace.value}, {"attributes", Attrs(nb)}}}};
+  return jp;
+}
+
+std::string Sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
+}
+
+// "framework computing difference" or "same function" for two frameworks whose models compute the
+// same function; `fa`/`fb` are each framework's distance from ref64 and `floor` the larger kernel
+// noise floor of the two models.
+json JudgeFrameworks(const Framework& a, const Metrics& fa, const Framework& b, const Metrics& fb, double floor,
+                     double threshold, std::string* text) {
+  std::string which;
+  json jp = {{"a", a.label}, {"b", b.label}, {"kind", "frameworks"}};
+  Result<Metrics> m = WorstOutput(a.outputs, b.outputs, &which);
+  if (!m.ok()) {
+    jp["verdict"] = "error";
+    *text = a.label + " vs " + b.label + ": " + m.status().message();
+    return jp;
+  }
+  jp["metrics"] = MetricsJson(*m);
+  jp["a_vs_ref64"] = MetricsJson(fa);
+  jp["b_vs_ref64"] = MetricsJson(fb);
+  jp["kernel_noise_floor_rel_l2"] = floor;
+  if (Within(*m, threshold)) {
+    jp["verdict"] = "same function";
+    *text = a.label + " vs " + b.label + ": same function (their outputs: rel L2 " + Sci(m->rel_l2) + ")";
+    return jp;
+  }
+  jp["verdict"] = "framework computing difference";
+  const double worst = std::max(fa.rel_l2, fb.rel_l2);
+  *text = a.label + " vs " + b.label + ": framework computing difference: rel L2 " + Sci(m->rel_l2) + ", max abs " +
+          Sci(m->max_abs) + "; from ref64: " + a.label + " " + Sci(fa.rel_l2) + ", " + b.label + " " + Sci(fb.rel_l2) +
+          " (" + (fa.rel_l2 > fb.rel_l2 ? a.label : b.label) + " is further from the truth)";
+  if (floor > 0) {
+    jp["ratio_to_floor"] = Num(worst / floor);
+    *text += "; kernel noise floor " + Sci(floor) + ", the further one is " + Sci(worst / floor) + " times it" +
+             (worst > 100 * floor ? ": worth a bug report" : "");
+  }
+  return jp;
+}
+
 std::string Esc(const std::string& in) {
   std::string o;
   for (char c : in) {
@@ -114,12 +259,18 @@ std::string Html(const json& report) {
            "</td><td>" + num(met["max_abs"]) + "</td><td>" + num(met["cosine"]) + "</td><td>" + std::to_string(met["max_ulp"].get<uint64_t>()) + "</td></tr>";
     };
     for (const json& r : m["runs"]) row(r["backend"].get<std::string>(), r["metrics"]);
-    if (m.contains("framework")) row(m["framework"]["label"].get<std::string>() + " (framework)", m["framework"]["metrics"]);
+    for (const json& f : m["frameworks"]) row(f["label"].get<std::string>() + " (framework)", f["metrics"]);
   }
   h += "</table><p>Kernel noise floor: how far tare's own backends are from ref64 on the same model.</p>";
   for (const json& p : report["pairs"]) {
     h += "<h2>" + Esc(p["a"].get<std::string>()) + " vs " + Esc(p["b"].get<std::string>()) + "</h2><p class=\"v\">" +
          Esc(p["verdict"].get<std::string>()) + "</p>";
+    if (p["kind"] == "frameworks" && p.contains("metrics")) {
+      h += "<p>Their outputs differ by rel L2 " + num(p["metrics"]["rel_l2"]) + " (max abs " + num(p["metrics"]["max_abs"]) +
+           "). Distance from ref64: " + Esc(p["a"].get<std::string>()) + " " + num(p["a_vs_ref64"]["rel_l2"]) + ", " +
+           Esc(p["b"].get<std::string>()) + " " + num(p["b_vs_ref64"]["rel_l2"]) + "; kernel noise floor " +
+           num(p["kernel_noise_floor_rel_l2"]) + ".</p>";
+    }
     if (p.contains("first_divergence")) {
       const json& f = p["first_divergence"];
       for (const char* side : {"a", "b"})
@@ -228,102 +379,183 @@ Result<DataSet> LoadDataSet(const std::string& spec) {
   return Status::Error("unknown data set kind '" + kind + "' (fashion-mnist or npy)");
 }
 
-int64_t Argmax(const Tensor& t, int64_t row, int64_t classes) {
+// Index of the largest of row `row` (ties to the lower index) and its margin over the runner-up.
+int64_t Argmax(const Tensor& t, int64_t row, int64_t classes, double* margin = nullptr) {
   int64_t best = 0;
   for (int64_t c = 1; c < classes; ++c)
     if (ReadDouble(t, row * classes + c) > ReadDouble(t, row * classes + best)) best = c;
+  if (margin) {
+    double second = -INFINITY;
+    for (int64_t c = 0; c < classes; ++c)
+      if (c != best) second = std::max(second, ReadDouble(t, row * classes + c));
+    *margin = classes > 1 ? ReadDouble(t, row * classes + best) - second : 0;
+  }
   return best;
 }
 
+// A model in data-set mode.
+struct DsModel {
+  std::string label;
+  std::shared_ptr<Model> model;
+  std::string input;
+  int64_t batch = 1;
+  Shape batch_shape;
+  std::map<int64_t, Run> traced;  // ref64 traced runs by item (for flip attribution)
+};
+
+// Items [start, start + batch) as one batch of `shape` (rows past the data set's end are zero).
+Tensor MakeBatch(const DataSet& ds, int64_t start, const Shape& shape) {
+  Tensor x = Tensor::Alloc(DType::kFloat32, shape).value();
+  std::memset(x.data, 0, x.nbytes());
+  const int64_t items = ds.items.shape[0], elems = ds.items.numel() / items;
+  const int64_t take = std::max<int64_t>(0, std::min(shape[0], items - start));
+  if (take > 0)
+    std::memcpy(x.data, ds.items.as<float>() + start * elems, static_cast<size_t>(take * elems) * sizeof(float));
+  return x;
+}
+
 // Data-set mode: accuracy of every run and, for every pair of runs, the inputs whose top-1
-// prediction flips, each with its attribution.
+// prediction flips, each with its attribution: two runs of one model (or of two models that compute
+// the same function on that item, checked on ref64 with every layer traced) flip by a kernel noise
+// floor (tare's backends) or a framework computing difference (a framework involved); otherwise the
+// models differ at the first diverging layer on that item.
 int DataSetMode(const CompareArgs& args) {
   Result<DataSet> dsr = LoadDataSet(args.dataset);
   if (!dsr.ok()) return Fail(dsr.status().message());
   DataSet ds = std::move(dsr).value();
+  if (ds.items.shape[0] == 0) return Fail("the data set is empty");
   int64_t n = ds.items.shape[0];
   if (args.limit > 0) n = std::min<int64_t>(n, args.limit);
-  const int64_t item_elems = n ? ds.items.numel() / ds.items.shape[0] : 0;
-  struct RunPred { std::string label, model, kind; std::vector<int64_t> pred; };
+  Result<std::vector<std::vector<Framework>>> fws = ParseExpects(args);
+  if (!fws.ok()) return Fail(fws.status().message());
+  struct RunPred {
+    std::string label, kind;  // kind: the backend, or "framework"
+    size_t model = 0;
+    std::vector<int64_t> pred;
+    std::vector<double> margin;
+  };
+  std::vector<DsModel> models;
   std::vector<RunPred> runs;
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
     Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
     if (!m.ok()) return Fail(m.status().message());
-    std::shared_ptr<Model> model = *m;
-    const Graph& g = model->graph;
-    if (g.inputs.size() != 1) return Fail("data-set mode needs models with one input");
-    const Value& in = g.values[g.inputs[0]];
-    const int64_t batch = in.has_shape && !in.shape.empty() && in.shape[0] > 0 ? in.shape[0] : 1;
-    Shape bshape = ds.items.shape;
-    bshape[0] = batch;
-    const std::string label = fs::path(args.models[mi]).filename().string();
+    DsModel dm;
+    dm.model = *m;
+    dm.label = fs::path(args.models[mi]).filename().string();
+    const Graph& g = dm.model->graph;
+    if (g.inputs.size() != 1 || g.outputs.empty()) return Fail(dm.label + ": data-set mode needs models with one input");
+    const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
+    dm.input = in.name;
+    dm.batch = in.has_shape && !in.shape.empty() && in.shape[0] > 0 ? in.shape[0] : 1;
+    dm.batch_shape = ds.items.shape;
+    dm.batch_shape[0] = dm.batch;
     for (const std::string& backend : args.backends) {
       SessionOptions o;
       o.backends = {backend};
-      Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(model, &g), o);
-      if (!s.ok()) return Fail(label + " on " + backend + ": " + s.status().message());
-      RunPred rp{label + " " + backend, label, backend, {}};
-      for (int64_t start = 0; start < n; start += batch) {
-        Tensor x = Tensor::Alloc(DType::kFloat32, bshape).value();
-        const int64_t take = std::min(batch, n - start);
-        std::memcpy(x.data, ds.items.as<float>() + start * item_elems, static_cast<size_t>(take * item_elems) * sizeof(float));
+      Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(dm.model, &g), o);
+      if (!s.ok()) return Fail(dm.label + " on " + backend + ": " + s.status().message());
+      RunPred rp{dm.label + " " + backend, backend, mi, {}, {}};
+      for (int64_t start = 0; start < n; start += dm.batch) {
         std::vector<NamedTensor> out;
-        Status st = (*s)->Run({{in.name, x}}, &out);
-        if (!st.ok()) return Fail(label + " on " + backend + ": " + st.message());
+        Status st = (*s)->Run({{dm.input, MakeBatch(ds, start, dm.batch_shape)}}, &out);
+        if (!st.ok()) return Fail(dm.label + " on " + backend + ": " + st.message());
         const Tensor& y = out[0].tensor;
         const int64_t classes = y.shape.empty() ? 1 : y.shape.back();
-        for (int64_t r = 0; r < take; ++r) rp.pred.push_back(Argmax(y, r, classes));
-        if ((start / batch) % 1000 == 999) std::printf("  %s: %lld/%lld\n", rp.label.c_str(), static_cast<long long>(start + take), static_cast<long long>(n));
+        if (y.numel() != dm.batch * classes) return Fail(dm.label + ": output '" + out[0].name + "' is not [batch, classes]");
+        for (int64_t r = 0; r < dm.batch && start + r < n; ++r) {
+          double margin;
+          rp.pred.push_back(Argmax(y, r, classes, &margin));
+          rp.margin.push_back(margin);
+        }
+        const int64_t done = std::min(n, start + dm.batch);
+        if (done / 1000 != start / 1000 || done == n)
+          std::fprintf(stderr, "  %s: %lld/%lld\n", rp.label.c_str(), static_cast<long long>(done), static_cast<long long>(n));
       }
       runs.push_back(std::move(rp));
     }
-    if (mi < args.expects.size()) {
-      const std::string& e = args.expects[mi];
-      size_t eq = e.find('=');
-      if (eq == std::string::npos) return Fail("--expect must be LABEL=DIR, got '" + e + "'");
-      const std::string out_name = g.values[g.outputs[0]].name;
-      Result<Tensor> t = ReadNpy((fs::path(e.substr(eq + 1)) / (SafeName(out_name) + ".npy")).string());
-      if (!t.ok()) return Fail("--expect " + e.substr(0, eq) + ": " + t.status().message());
-      if (t->shape.size() != 2 || t->shape[0] < n) return Fail("--expect " + e.substr(0, eq) + ": " + out_name + ".npy must be [N, classes] with N >= " + std::to_string(n));
-      RunPred rp{e.substr(0, eq), label, "framework", {}};
-      for (int64_t r = 0; r < n; ++r) rp.pred.push_back(Argmax(*t, r, t->shape[1]));
+    for (Framework& f : (*fws)[mi]) {
+      const std::string out_name = g.values[static_cast<size_t>(g.outputs[0])].name;
+      Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(out_name) + ".npy")).string());
+      if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
+      if (t->shape.size() != 2 || t->shape[0] < n || t->shape[1] < 1 || !DTypeIsFloat(t->dtype))
+        return Fail("--expect " + f.label + ": " + out_name + ".npy must be floating-point [N, classes] with N >= " + std::to_string(n));
+      RunPred rp{f.label, "framework", mi, {}, {}};
+      for (int64_t r = 0; r < n; ++r) {
+        double margin;
+        rp.pred.push_back(Argmax(*t, r, t->shape[1], &margin));
+        rp.margin.push_back(margin);
+      }
       runs.push_back(std::move(rp));
     }
+    models.push_back(std::move(dm));
   }
-  json report = {{"items", n}, {"runs", json::array()}, {"pairs", json::array()}};
+  // The attribution of a flip of item i between runs of models ma and mb.
+  std::map<std::tuple<size_t, size_t, int64_t>, std::string> judged;
+  auto attribute = [&](const RunPred& ra, const RunPred& rb, int64_t item) -> Result<std::string> {
+    const bool framework = ra.kind == "framework" || rb.kind == "framework";
+    const std::string same = framework ? "framework computing difference" : "kernel noise floor";
+    if (ra.model == rb.model) return same;
+    auto key = std::make_tuple(ra.model, rb.model, item);
+    auto it = judged.find(key);
+    if (it == judged.end()) {
+      Run* r[2];
+      for (int side = 0; side < 2; ++side) {
+        DsModel& dm = models[side ? rb.model : ra.model];
+        auto t = dm.traced.find(item);
+        if (t == dm.traced.end()) {
+          TARE_ASSIGN_OR_RETURN(Run run, TracedRun(dm.model, "ref64", {{dm.input, MakeBatch(ds, item, dm.batch_shape)}}));
+          t = dm.traced.emplace(item, std::move(run)).first;
+        }
+        r[side] = &t->second;
+      }
+      const DsModel &a = models[ra.model], &b = models[rb.model];
+      std::string text;
+      json jp = JudgeModels(a.label, *a.model, *r[0], b.label, *b.model, *r[1], args.threshold, false, &text);
+      it = judged.emplace(key, jp["verdict"].get<std::string>()).first;
+    }
+    return it->second == "same function" ? same : it->second;
+  };
+
+  json report = {{"items", n}, {"threshold_rel_l2", args.threshold}, {"runs", json::array()}, {"pairs", json::array()}};
   for (const RunPred& r : runs) {
     int64_t correct = 0;
     for (int64_t i = 0; i < n; ++i) correct += r.pred[static_cast<size_t>(i)] == ds.labels[static_cast<size_t>(i)];
-    const double acc = n ? static_cast<double>(correct) / static_cast<double>(n) : 0;
+    const double acc = static_cast<double>(correct) / static_cast<double>(n);
     std::printf("accuracy %-36s %.4f (%lld/%lld)\n", r.label.c_str(), acc, static_cast<long long>(correct), static_cast<long long>(n));
-    report["runs"].push_back({{"run", r.label}, {"accuracy", acc}, {"correct", correct}});
+    report["runs"].push_back({{"run", r.label}, {"model", models[r.model].label}, {"kind", r.kind}, {"accuracy", acc}, {"correct", correct}});
   }
   for (size_t a = 0; a < runs.size(); ++a) {
     for (size_t b = a + 1; b < runs.size(); ++b) {
-      // Attribution of a flip: two of tare's backends on one model: kernel noise floor; a framework
-      // against tare on its own model: framework computing difference; two models: models differ.
-      std::string why;
-      if (runs[a].model == runs[b].model)
-        why = runs[a].kind == "framework" || runs[b].kind == "framework" ? "framework computing difference" : "kernel noise floor";
-      else
-        why = "models differ (run tare compare on the item for the layer)";
       json flips = json::array();
-      for (int64_t i = 0; i < n; ++i)
-        if (runs[a].pred[static_cast<size_t>(i)] != runs[b].pred[static_cast<size_t>(i)])
-          flips.push_back({{"item", i}, {"label", ds.labels[static_cast<size_t>(i)]}, {"a", runs[a].pred[static_cast<size_t>(i)]},
-                           {"b", runs[b].pred[static_cast<size_t>(i)]}, {"attribution", why}});
-      std::printf("flips %s vs %s: %zu\n", runs[a].label.c_str(), runs[b].label.c_str(), flips.size());
-      for (const json& f : flips)
-        std::printf("  item %lld (label %lld): %lld -> %lld, %s\n", static_cast<long long>(f["item"].get<int64_t>()),
-                    static_cast<long long>(f["label"].get<int64_t>()), static_cast<long long>(f["a"].get<int64_t>()),
-                    static_cast<long long>(f["b"].get<int64_t>()), why.c_str());
-      report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}});
+      std::map<std::string, int64_t> by_reason;
+      std::vector<std::string> lines;
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t k = static_cast<size_t>(i);
+        if (runs[a].pred[k] == runs[b].pred[k]) continue;
+        Result<std::string> why = attribute(runs[a], runs[b], i);
+        if (!why.ok()) return Fail("attributing item " + std::to_string(i) + ": " + why.status().message());
+        ++by_reason[*why];
+        flips.push_back({{"item", i}, {"label", ds.labels[k]}, {"a", runs[a].pred[k]}, {"b", runs[b].pred[k]},
+                         {"margin_a", Num(runs[a].margin[k])}, {"margin_b", Num(runs[b].margin[k])}, {"attribution", *why}});
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "  item %lld (label %lld): %lld -> %lld (top-1 margins %.2e / %.2e), ", static_cast<long long>(i),
+                      static_cast<long long>(ds.labels[k]), static_cast<long long>(runs[a].pred[k]),
+                      static_cast<long long>(runs[b].pred[k]), runs[a].margin[k], runs[b].margin[k]);
+        lines.push_back(buf + *why);
+      }
+      std::string summary;
+      for (const auto& [why, count] : by_reason) summary += (summary.empty() ? " (" : ", ") + std::to_string(count) + " " + why;
+      if (!summary.empty()) summary += ")";
+      std::printf("flips %s vs %s: %zu%s\n", runs[a].label.c_str(), runs[b].label.c_str(), flips.size(), summary.c_str());
+      for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+      report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}, {"by_attribution", by_reason}});
     }
   }
   if (!args.json.empty()) {
     std::ofstream f(args.json);
     if (!f) return Fail("cannot write '" + args.json + "'");
     f << report.dump(2) << "\n";
+    if (!f) return Fail("error writing '" + args.json + "'");
   }
   return 0;
 }
@@ -331,13 +563,11 @@ int DataSetMode(const CompareArgs& args) {
 }  // namespace
 
 int CmdCompare(const CompareArgs& args) {
-  if (!args.dataset.empty()) {
-    if (args.models.empty()) return Fail("compare needs at least one --model");
-    return DataSetMode(args);
-  }
   if (args.models.empty()) return Fail("compare needs at least one --model");
-  if (args.expects.size() > args.models.size()) return Fail("more --expect folders than --model files");
   if (args.backends.empty() || args.backends[0] != "ref64") return Fail("--backends must start with ref64 (the reference)");
+  if (!args.dataset.empty()) return DataSetMode(args);
+  Result<std::vector<std::vector<Framework>>> fws = ParseExpects(args);
+  if (!fws.ok()) return Fail(fws.status().message());
   std::vector<ModelRuns> all;
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
     ModelRuns mr;
@@ -345,32 +575,19 @@ int CmdCompare(const CompareArgs& args) {
     Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
     if (!m.ok()) return Fail(m.status().message());
     mr.model = *m;
-    const Graph& g = mr.model->graph;
-    Result<std::vector<NamedTensor>> inputs = BindInputs(g, args.inputs);
+    Result<std::vector<NamedTensor>> inputs = BindInputs(mr.model->graph, args.inputs);
     if (!inputs.ok()) return Fail(mr.label + ": " + inputs.status().message());
     for (const std::string& backend : args.backends) {
-      SessionOptions o;
-      o.backends = {backend};
-      o.trace_all = true;
-      Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(mr.model, &g), o);
-      if (!s.ok()) return Fail(mr.label + " on " + backend + ": " + s.status().message());
-      Run r;
-      r.backend = backend;
-      Status st = (*s)->Run(*inputs, &r.outputs);
-      if (!st.ok()) return Fail(mr.label + " on " + backend + ": " + st.message());
-      r.layers = TracedLayers(g, (*s)->Trace());
-      mr.runs.push_back(std::move(r));
+      Result<Run> r = TracedRun(mr.model, backend, *inputs);
+      if (!r.ok()) return Fail(mr.label + " on " + backend + ": " + r.status().message());
+      mr.runs.push_back(std::move(r).value());
     }
-    if (mi < args.expects.size()) {
-      const std::string& e = args.expects[mi];
-      size_t eq = e.find('=');
-      if (eq == std::string::npos) return Fail("--expect must be LABEL=DIR, got '" + e + "'");
-      mr.expect_label = e.substr(0, eq);
-      const std::string dir = e.substr(eq + 1);
+    mr.frameworks = std::move((*fws)[mi]);
+    for (Framework& f : mr.frameworks) {
       for (const NamedTensor& o : mr.runs[0].outputs) {
-        Result<Tensor> t = ReadNpy((fs::path(dir) / (SafeName(o.name) + ".npy")).string());
-        if (!t.ok()) return Fail("--expect " + mr.expect_label + ": " + t.status().message());
-        mr.expected.push_back({o.name, std::move(t).value()});
+        Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(o.name) + ".npy")).string());
+        if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
+        f.outputs.push_back({o.name, std::move(t).value()});
       }
     }
     all.push_back(std::move(mr));
@@ -378,86 +595,64 @@ int CmdCompare(const CompareArgs& args) {
 
   json report = {{"threshold_rel_l2", args.threshold}, {"models", json::array()}, {"pairs", json::array()}};
   std::printf("%-28s %-10s %-12s %-12s %-12s %-10s\n", "model / run", "vs", "rel_l2", "max_abs", "cosine", "max_ulp");
-  for (const ModelRuns& mr : all) {
-    json jm = {{"file", mr.label}, {"runs", json::array()}};
-    double floor = 0;
+  auto row = [](const std::string& name, const Metrics& m) {
+    std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", name.c_str(), "ref64", m.rel_l2, m.max_abs, m.cosine,
+                static_cast<unsigned long long>(m.max_ulp));
+  };
+  std::map<std::string, Metrics> fw_vs_ref64;
+  for (ModelRuns& mr : all) {
+    json jm = {{"file", mr.label}, {"runs", json::array()}, {"frameworks", json::array()}};
     for (size_t r = 1; r < mr.runs.size(); ++r) {
       std::string which;
       Result<Metrics> m = WorstOutput(mr.runs[r].outputs, mr.runs[0].outputs, &which);
       if (!m.ok()) return Fail(m.status().message());
-      floor = std::max(floor, m->rel_l2);
-      std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", (mr.label + " " + mr.runs[r].backend).c_str(), "ref64",
-                  m->rel_l2, m->max_abs, m->cosine, static_cast<unsigned long long>(m->max_ulp));
+      mr.floor = std::max(mr.floor, m->rel_l2);
+      row(mr.label + " " + mr.runs[r].backend, *m);
       jm["runs"].push_back({{"backend", mr.runs[r].backend}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}});
     }
-    jm["kernel_noise_floor_rel_l2"] = floor;
-    if (!mr.expected.empty()) {
+    jm["kernel_noise_floor_rel_l2"] = mr.floor;
+    for (const Framework& f : mr.frameworks) {
       std::string which;
-      Result<Metrics> m = WorstOutput(mr.expected, mr.runs[0].outputs, &which);
-      if (!m.ok()) return Fail(mr.expect_label + ": " + m.status().message());
-      std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", (mr.label + " " + mr.expect_label).c_str(), "ref64",
-                  m->rel_l2, m->max_abs, m->cosine, static_cast<unsigned long long>(m->max_ulp));
-      jm["framework"] = {{"label", mr.expect_label}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}};
+      Result<Metrics> m = WorstOutput(f.outputs, mr.runs[0].outputs, &which);
+      if (!m.ok()) return Fail(f.label + ": " + m.status().message());
+      row(mr.label + " " + f.label, *m);
+      fw_vs_ref64[f.label] = *m;
+      jm["frameworks"].push_back({{"label", f.label}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}});
     }
-    std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), floor);
+    std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), mr.floor);
     report["models"].push_back(jm);
   }
 
+  // Model pairs (steps 1 and 2), then framework pairs (their models compute the same function, or
+  // the difference is the models').
+  std::vector<std::vector<std::string>> verdict(all.size(), std::vector<std::string>(all.size(), "same function"));
   for (size_t i = 0; i < all.size(); ++i) {
     for (size_t j = i + 1; j < all.size(); ++j) {
-      const ModelRuns &a = all[i], &b = all[j];
-      std::string which;
-      Result<Metrics> truth = WorstOutput(a.runs[0].outputs, b.runs[0].outputs, &which);
-      json jp = {{"a", a.label}, {"b", b.label}};
-      std::string verdict;
-      if (truth.ok() && truth->nan_mismatch == 0 && truth->rel_l2 <= args.threshold) {
-        verdict = "same function";
-        jp["ref64"] = MetricsJson(*truth);
-        std::printf("%s vs %s: same function (ref64 outputs: rel L2 %.3e)\n", a.label.c_str(), b.label.c_str(), truth->rel_l2);
-        if (!a.expected.empty() && !b.expected.empty()) {
-          std::string w2;
-          Result<Metrics> fw = WorstOutput(a.expected, b.expected, &w2);
-          if (fw.ok()) {
-            verdict = "framework computing difference";
-            jp["frameworks"] = MetricsJson(*fw);
-            std::printf("framework computing difference: %s vs %s rel L2 %.3e (each from ref64: see above)\n",
-                        a.expect_label.c_str(), b.expect_label.c_str(), fw->rel_l2);
-          }
-        }
+      std::string text;
+      json jp = JudgeModels(all[i].label, *all[i].model, all[i].runs[0], all[j].label, *all[j].model, all[j].runs[0],
+                            args.threshold, true, &text);
+      verdict[i][j] = verdict[j][i] = jp["verdict"].get<std::string>();
+      std::printf("%s\n", text.c_str());
+      report["pairs"].push_back(jp);
+    }
+  }
+  std::vector<std::pair<size_t, const Framework*>> frameworks;
+  for (size_t i = 0; i < all.size(); ++i)
+    for (const Framework& f : all[i].frameworks) frameworks.push_back({i, &f});
+  for (size_t x = 0; x < frameworks.size(); ++x) {
+    for (size_t y = x + 1; y < frameworks.size(); ++y) {
+      const auto [i, fa] = frameworks[x];
+      const auto [j, fb] = frameworks[y];
+      std::string text;
+      json jp;
+      if (verdict[i][j] != "same function") {
+        jp = {{"a", fa->label}, {"b", fb->label}, {"kind", "frameworks"}, {"verdict", verdict[i][j]}};
+        text = fa->label + " vs " + fb->label + ": " + verdict[i][j] + " (" + all[i].label + " / " + all[j].label + ")";
       } else {
-        const Run &ra = a.runs[0], &rb = b.runs[0];
-        std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
-        std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, args.threshold);
-        int first = FirstDivergence(a.model->graph, ra.layers, diffs);
-        jp["aligned_layers"] = pairs.size();
-        json layers = json::array();
-        for (const LayerDiff& d : diffs) {
-          json jl = {{"a", ra.layers[d.pair.a].trace.value}, {"b", rb.layers[d.pair.b].trace.value},
-                     {"op", ra.layers[d.pair.a].op}, {"how", d.pair.how}, {"diverges", d.diverges}};
-          if (d.error.empty()) jl["metrics"] = MetricsJson(d.metrics);
-          else jl["error"] = d.error;
-          layers.push_back(jl);
-        }
-        jp["layers"] = layers;
-        if (first >= 0) {
-          const LayerDiff& d = diffs[static_cast<size_t>(first)];
-          const Layer &la = ra.layers[d.pair.a], &lb = rb.layers[d.pair.b];
-          const Node &na = a.model->graph.nodes[static_cast<size_t>(la.node)], &nb = b.model->graph.nodes[static_cast<size_t>(lb.node)];
-          verdict = "models differ at " + na.name + " / " + nb.name;
-          std::printf("%s vs %s: models differ at node '%s' (%s, tensor '%s') / node '%s' (%s, tensor '%s'): rel L2 %.3e\n",
-                      a.label.c_str(), b.label.c_str(), na.name.c_str(), na.op.c_str(), la.trace.value.c_str(),
-                      nb.name.c_str(), nb.op.c_str(), lb.trace.value.c_str(), d.metrics.rel_l2);
-          std::printf("  attributes: %s: {%s}; %s: {%s}\n", a.label.c_str(), Attrs(na).c_str(), b.label.c_str(), Attrs(nb).c_str());
-          jp["first_divergence"] = {{"a", {{"node", na.name}, {"op", na.op}, {"tensor", la.trace.value}, {"attributes", Attrs(na)}}},
-                                    {"b", {{"node", nb.name}, {"op", nb.op}, {"tensor", lb.trace.value}, {"attributes", Attrs(nb)}}}};
-        } else {
-          verdict = "models differ";
-          std::printf("%s vs %s: models differ (%s), but no aligned layer diverges first (%zu layers aligned)\n",
-                      a.label.c_str(), b.label.c_str(), truth.ok() ? "outputs beyond the threshold" : truth.status().message().c_str(),
-                      pairs.size());
-        }
+        jp = JudgeFrameworks(*fa, fw_vs_ref64[fa->label], *fb, fw_vs_ref64[fb->label], std::max(all[i].floor, all[j].floor),
+                             args.threshold, &text);
       }
-      jp["verdict"] = verdict;
+      std::printf("%s\n", text.c_str());
       report["pairs"].push_back(jp);
     }
   }

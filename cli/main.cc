@@ -318,10 +318,12 @@ int main(int argc, char** argv) {
   CompareArgs cmp;
   std::string cmp_backends = "ref64,ref";
   auto* compare = app.add_subcommand("compare", "run models on tare's backends, trace every layer, say where and why outputs differ");
-  compare->add_option("--model", cmp.models, "model file (.onnx or .tare), repeatable")->required();
+  CLI::Option* cmp_model = compare->add_option("--model", cmp.models, "model file (.onnx or .tare), repeatable")->required();
   compare->add_option("--backends", cmp_backends, "comma-separated, starting with ref64 (default ref64,ref)");
   compare->add_option("--input", cmp.inputs, "[NAME=]FILE, repeatable (the same inputs for every model)");
-  compare->add_option("--expect", cmp.expects, "LABEL=DIR: a framework's own outputs (<output name>.npy) for the i-th model");
+  CLI::Option* cmp_expect = compare->add_option(
+      "--expect", cmp.expects,
+      "LABEL=DIR: a framework's own outputs (<output name>.npy; [N, classes] with --dataset) for the --model before it, repeatable");
   compare->add_option("--json", cmp.json, "write the report as JSON");
   compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--dataset", cmp.dataset, "fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): accuracy and top-1 flips");
@@ -353,6 +355,12 @@ int main(int argc, char** argv) {
     if (*inspect) return CmdInspect(inspect_model, from);
     if (*compare) {
       cmp.backends = SplitList(cmp_backends);
+      // Each --expect belongs to the --model given before it (the first model when none is).
+      size_t models_seen = 0;
+      for (const CLI::Option* o : compare->parse_order()) {
+        if (o == cmp_model) ++models_seen;
+        if (o == cmp_expect) cmp.expect_model.push_back(models_seen ? models_seen - 1 : 0);
+      }
       return CmdCompare(cmp);
     }
     if (*ops) return CmdOps(ops_markdown);

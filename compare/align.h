@@ -1,6 +1,6 @@
 // Layer alignment of two models of the same network (possibly from different tools, with renamed
-// tensors and different opsets) and the search for the first layer where they diverge
-// (DESIGN.md section 2, steps 2 and 3 of the attribution).
+// tensors, different opsets, different op decompositions and NHWC islands) and the search for the
+// first layer where they diverge (DESIGN.md section 2, steps 2 and 3 of the attribution).
 #pragma once
 #include <string>
 #include <vector>
@@ -10,26 +10,47 @@
 
 namespace tare {
 
-/// A traced layer of one model: the node index, its op type and its first output's trace.
+/// A traced layer of one model: an anchor node (the op that names the layer) and the traced output
+/// of the layer, which is the anchor's own first output or, when constant elementwise epilogues
+/// follow it, the last epilogue's output (a Conv without bias followed by Add(bias) is one layer
+/// "Conv", as the same layer written with a biased Conv is).
 struct Layer {
-  int node = -1;
-  std::string op;
+  int node = -1;         ///< the anchor node's index in the graph
+  int output_node = -1;  ///< the node whose output is `trace` (== node unless epilogues were absorbed)
+  std::string op;        ///< the anchor's op type
   TraceEntry trace;
 };
 
 /// Layers of a traced session run in graph order (the nodes it ran; folded and unused nodes
-/// excluded). `graph` is the session's graph.
+/// excluded). An Add, Sub, Mul or Div whose other operand is a constant (a weight or a value folded at
+/// plan time) and whose output has the producer's shape is absorbed into the producer's layer when it
+/// is that output's only consumer. `graph` is the session's graph.
 std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry>& trace);
+
+/// Layout of B's tensor relative to A's in an aligned pair.
+enum class PairLayout {
+  kSame,  ///< same shape, compared element by element
+  kNhwc,  ///< A is [N,C,H,W] and B is [N,H,W,C] (an NHWC island): B is transposed before comparing
+};
 
 /// Two layers taken to compute the same thing, and how they were paired.
 struct AlignedPair {
   size_t a = 0, b = 0;  ///< indices into the two Layer lists
-  std::string how;      ///< "name" (same output tensor name and op) or "structure" (op type and shape)
+  std::string how;      ///< "name" (same output tensor name and op) or "structure" (op class and shape)
+  PairLayout layout = PairLayout::kSame;
 };
 
+/// The equivalence class of an op type for structural alignment: ops that different producers use
+/// for the same layer share a class (Gemm/MatMul, Flatten/Reshape, Relu/Clip, AveragePool/
+/// GlobalAveragePool/ReduceMean, MaxPool/GlobalMaxPool/ReduceMax); otherwise the op type itself.
+std::string OpClass(const std::string& op);
+
 /// Aligns two layer lists. By name: layers whose first output has the same tensor name and op
-/// type. By structure: the longest common subsequence of the two lists in graph order where a match
-/// needs the same op type and output shape. The method aligning more layers wins (names on a tie).
+/// type. By structure: the order-preserving matching of the two lists in graph order with the
+/// highest score, where a pair needs the same value kind, the same op class and the same shape (or
+/// A's NCHW shape in NHWC order on B's side); same op scores above same class, same shape above
+/// NHWC. The method aligning more layers wins (names on a tie). Structural alignment is skipped
+/// (names only) when the two lists' sizes multiply to more than 4e7.
 std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vector<Layer>& b);
 
 /// An aligned pair with the distance between its outputs (a compared to b).
@@ -40,7 +61,8 @@ struct LayerDiff {
   std::string error;      ///< why the outputs could not be compared (shape or type differ), else empty
 };
 
-/// Metrics for every aligned pair; a pair diverges when rel_l2 > threshold.
+/// Metrics for every aligned pair (B's tensor transposed NHWC -> NCHW first for kNhwc pairs); a
+/// pair diverges when rel_l2 > threshold.
 std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vector<Layer>& b,
                                      const std::vector<AlignedPair>& pairs, double threshold);
 

@@ -38,7 +38,7 @@ std::vector<Layer> Traced(const std::shared_ptr<Graph>& g) {
   REQUIRE(s.ok());
   std::vector<NamedTensor> out;
   Tensor x = F32({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
-  REQUIRE((*s)->Run({{"x", x}}, &out).ok());
+  REQUIRE((*s)->Run({{g->values[static_cast<size_t>(g->inputs[0])].name, x}}, &out).ok());
   return TracedLayers(*g, (*s)->Trace());
 }
 }  // namespace
@@ -95,4 +95,100 @@ TEST_CASE("align: a layer missing on one side is skipped by the structural align
   // conv1 agrees; conv2 differs (B skips the Relu, and conv1 is negative everywhere: a window
   // [p, p+1; p+4, p+5] gives p - (p+1) - 0.5 (p+4) + 0.25 (p+5) + 0.1 = -0.25 p - 1.65): first divergence.
   CHECK(FirstDivergence(*ga, a, diffs) == 1);
+}
+
+namespace {
+// The same network from two producers. A (ONNX-exporter style): Conv(+bias) -> Relu -> Conv(+bias)
+// -> Sigmoid -> Flatten -> Gemm. B (TensorFlow-converter style, every name different): Conv without
+// bias + Add(bias), an NHWC island around the Relu (Transpose [0,2,3,1], Relu, Transpose [0,3,1,2];
+// `island_perm` replaces the first Transpose's perm to break it), Conv + Add(b2), Sigmoid, Reshape,
+// MatMul + Add.
+const std::vector<double> kW1 = {1, -1, -0.5f, 0.25f, 0.5f, 0.5f, 0.25f, -1};
+const std::vector<double> kW2 = {0.5f, 0.5f, -0.5f, 1, -0.25f, 0.5f, 1, -1};
+const std::vector<double> kFc = {1, 0, -1, 0.5f, 2, 0, 0, -1, 1, 0.25f, 0.5f, -0.5f};  // [4,3]: [k][j]
+
+std::shared_ptr<Graph> OnnxStyle() {
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 1, 4, 4});
+  int v = b.Op("Conv", {x, b.Const("w1", F32({2, 1, 2, 2}, kW1)), b.Const("b1", F32({2}, {0.1f, 4.0f}))})[0];
+  v = b.Op("Relu", {v})[0];
+  v = b.Op("Conv", {v, b.Const("w2", F32({1, 2, 2, 2}, kW2)), b.Const("b2", F32({1}, {0.2f}))})[0];
+  v = b.Op("Sigmoid", {v})[0];
+  v = b.Op("Flatten", {v})[0];
+  v = b.Op("Gemm", {v, b.Const("fc", F32({4, 3}, kFc)), b.Const("fc_b", F32({3}, {0.5f, -1, 0}))})[0];
+  b.g.outputs = {v};
+  return std::make_shared<Graph>(b.g);
+}
+
+std::shared_ptr<Graph> TfStyle(float b2, std::vector<int64_t> island_perm) {
+  GraphBuilder b;
+  int x = b.Input("input:0", DType::kFloat32, {1, 1, 4, 4});
+  int v = b.Op("Conv", {x, b.Const("seq/conv/kernel", F32({2, 1, 2, 2}, kW1))})[0];
+  v = b.Op("Add", {v, b.Const("seq/conv/bias", F32({1, 2, 1, 1}, {0.1f, 4.0f}))})[0];
+  v = b.Op("Transpose", {v}, 1, {{"perm", GraphBuilder::Ints(island_perm)}})[0];
+  v = b.Op("Relu", {v})[0];
+  v = b.Op("Transpose", {v}, 1, {{"perm", GraphBuilder::Ints({0, 3, 1, 2})}})[0];
+  v = b.Op("Conv", {v, b.Const("seq/conv_1/kernel", F32({1, 2, 2, 2}, kW2))})[0];
+  v = b.Op("Add", {b.Const("seq/conv_1/bias", F32({1, 1, 1, 1}, {b2})), v})[0];
+  v = b.Op("Sigmoid", {v})[0];
+  v = b.Op("Reshape", {v, b.Const("seq/flatten/shape", I64({2}, {1, 4}))})[0];
+  v = b.Op("MatMul", {v, b.Const("seq/dense/kernel", F32({4, 3}, kFc))})[0];
+  v = b.Op("Add", {v, b.Const("seq/dense/bias", F32({3}, {0.5f, -1, 0}))})[0];
+  b.g.outputs = {v};
+  return std::make_shared<Graph>(b.g);
+}
+}  // namespace
+
+TEST_CASE("align: a different producer (bias Adds, MatMul for Gemm, Reshape for Flatten, an NHWC island)") {
+  auto ga = OnnxStyle();
+  std::vector<Layer> a = Traced(ga);
+  REQUIRE(a.size() == 6);
+  SUBCASE("the same function aligns layer for layer and nowhere diverges") {
+    auto gb = TfStyle(0.2f, {0, 2, 3, 1});
+    std::vector<Layer> b = Traced(gb);
+    // Conv+Add, Transpose, Relu, Transpose, Conv+Add, Sigmoid, Reshape, MatMul+Add.
+    REQUIRE(b.size() == 8);
+    CHECK(b[0].op == "Conv");
+    CHECK(gb->nodes[static_cast<size_t>(b[0].output_node)].op == "Add");
+    CHECK(b[7].op == "MatMul");
+    std::vector<AlignedPair> pairs = AlignLayers(a, b);
+    REQUIRE(pairs.size() == 6);
+    const size_t want_b[] = {0, 2, 4, 5, 6, 7};  // B's layer for each of A's six
+    for (size_t i = 0; i < 6; ++i) {
+      CHECK(pairs[i].a == i);
+      CHECK(pairs[i].b == want_b[i]);
+      CHECK(pairs[i].how == "structure");
+      CHECK((pairs[i].layout == PairLayout::kNhwc) == (i == 1));  // only the Relu is NHWC on B's side
+    }
+    std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
+    for (const LayerDiff& d : diffs) CHECK_FALSE(d.diverges);
+    CHECK(FirstDivergence(*ga, a, diffs) == -1);
+  }
+  SUBCASE("a changed bias after the island is the first divergence, anchored at B's Conv") {
+    auto gb = TfStyle(0.7f, {0, 2, 3, 1});
+    std::vector<Layer> b = Traced(gb);
+    std::vector<AlignedPair> pairs = AlignLayers(a, b);
+    std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
+    REQUIRE(FirstDivergence(*ga, a, diffs) == 2);
+    CHECK(b[diffs[2].pair.b].op == "Conv");
+    CHECK(diffs[2].metrics.max_abs == doctest::Approx(0.5).epsilon(1e-6));  // 0.7f - 0.2f on every element
+  }
+  SUBCASE("a wrong island transpose (W and H swapped) diverges at the Relu, not before") {
+    // H == W here, so [0,3,2,1] gives B the NHWC shape with H and W exchanged. Channel 1 of conv1 is
+    // 0.25 p + 0.5 at p = x[h][w] = 4h + w + 1 (channel 0 is negative, Relu zeroes it): not symmetric.
+    auto gb = TfStyle(0.2f, {0, 3, 2, 1});
+    std::vector<Layer> b = Traced(gb);
+    std::vector<AlignedPair> pairs = AlignLayers(a, b);
+    std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
+    REQUIRE(FirstDivergence(*ga, a, diffs) == 1);
+    CHECK(a[diffs[1].pair.a].op == "Relu");
+  }
+}
+
+TEST_CASE("align: OpClass groups the ops producers use for one layer") {
+  CHECK(OpClass("Gemm") == OpClass("MatMul"));
+  CHECK(OpClass("Flatten") == OpClass("Reshape"));
+  CHECK(OpClass("GlobalAveragePool") == OpClass("ReduceMean"));
+  CHECK(OpClass("Conv") == "Conv");
+  CHECK(OpClass("Conv") != OpClass("MatMul"));
 }
