@@ -400,7 +400,6 @@ struct DsModel {
   std::string input;
   int64_t batch = 1;
   Shape batch_shape;
-  std::map<int64_t, Run> traced;  // ref64 traced runs by item (for flip attribution)
 };
 
 // Items [start, start + batch) as one batch of `shape` (rows past the data set's end are zero).
@@ -498,19 +497,15 @@ int DataSetMode(const CompareArgs& args) {
     auto key = std::make_tuple(ra.model, rb.model, item);
     auto it = judged.find(key);
     if (it == judged.end()) {
-      Run* r[2];
+      // Traced ref64 runs of both models on the item (not kept: a traced run holds every layer).
+      Run r[2];
       for (int side = 0; side < 2; ++side) {
         DsModel& dm = models[side ? rb.model : ra.model];
-        auto t = dm.traced.find(item);
-        if (t == dm.traced.end()) {
-          TARE_ASSIGN_OR_RETURN(Run run, TracedRun(dm.model, "ref64", {{dm.input, MakeBatch(ds, item, dm.batch_shape)}}));
-          t = dm.traced.emplace(item, std::move(run)).first;
-        }
-        r[side] = &t->second;
+        TARE_ASSIGN_OR_RETURN(r[side], TracedRun(dm.model, "ref64", {{dm.input, MakeBatch(ds, item, dm.batch_shape)}}));
       }
       const DsModel &a = models[ra.model], &b = models[rb.model];
       std::string text;
-      json jp = JudgeModels(a.label, *a.model, *r[0], b.label, *b.model, *r[1], args.threshold, false, &text);
+      json jp = JudgeModels(a.label, *a.model, r[0], b.label, *b.model, r[1], args.threshold, false, &text);
       it = judged.emplace(key, jp["verdict"].get<std::string>()).first;
     }
     return it->second == "same function" ? same : it->second;
