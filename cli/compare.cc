@@ -161,7 +161,7 @@ json JudgeModels(const std::string& la, const Model& ma, const Run& ra, const st
     for (const LayerDiff& d : diffs) {
       json jl = {{"a", ra.layers[d.pair.a].trace.value}, {"b", rb.layers[d.pair.b].trace.value},
                  {"op", ra.layers[d.pair.a].op},         {"op_b", rb.layers[d.pair.b].op},
-                 {"how", d.pair.how},                     {"layout", d.pair.layout == PairLayout::kNhwc ? "NHWC" : "same"},
+                 {"how", d.pair.how},                     {"layout", d.pair.layout == PairLayout::kBNhwc ? "b NHWC" : d.pair.layout == PairLayout::kANhwc ? "a NHWC" : "same"},
                  {"diverges", d.diverges}};
       if (d.error.empty()) jl["metrics"] = MetricsJson(d.metrics);
       else jl["error"] = d.error;
@@ -542,7 +542,10 @@ int DataSetMode(const CompareArgs& args) {
       for (const auto& [why, count] : by_reason) summary += (summary.empty() ? " (" : ", ") + std::to_string(count) + " " + why;
       if (!summary.empty()) summary += ")";
       std::printf("flips %s vs %s: %zu%s\n", runs[a].label.c_str(), runs[b].label.c_str(), flips.size(), summary.c_str());
-      for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+      const size_t shown = std::min<size_t>(lines.size(), 20);
+      for (size_t l = 0; l < shown; ++l) std::printf("%s\n", lines[l].c_str());
+      if (shown < lines.size())
+        std::printf("  ... %zu more flips%s\n", lines.size() - shown, args.json.empty() ? " (--json lists them all)" : " in the JSON report");
       report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}, {"by_attribution", by_reason}});
     }
   }

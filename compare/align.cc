@@ -76,6 +76,18 @@ bool NhwcOf(const Shape& nchw, const Shape& nhwc) {
   return nchw.size() == 4 && nhwc.size() == 4 && nchw[0] == nhwc[0] && nchw[1] == nhwc[3] && nchw[2] == nhwc[1] &&
          nchw[3] == nhwc[2];
 }
+// A numeric [N,H,W,C] tensor's values in [N,C,H,W] order (as float64).
+Result<Tensor> NchwOf(const Tensor& t) {
+  if (!t.is_tensor() || t.shape.size() != 4 || t.dtype == DType::kString || DTypeSize(t.dtype) == 0)
+    return Status::Error("an NHWC pair needs numeric rank-4 tensors");
+  const int64_t N = t.shape[0], H = t.shape[1], W = t.shape[2], C = t.shape[3];
+  TARE_ASSIGN_OR_RETURN(Tensor out, Tensor::Alloc(DType::kFloat64, {N, C, H, W}));
+  for (int64_t n = 0, o = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w, ++o) WriteDouble(out, o, ReadDouble(t, ((n * H + h) * W + w) * C + c));
+  return out;
+}
 }  // namespace
 
 std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vector<Layer>& b) {
@@ -92,7 +104,7 @@ std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vec
   auto score = [&](size_t i, size_t j) {
     const Tensor &ta = a[i].trace.tensor, &tb = b[j].trace.tensor;
     if (ta.kind != tb.kind) return 0;
-    const int s = ta.shape == tb.shape ? 2 : NhwcOf(ta.shape, tb.shape) ? 1 : 0;
+    const int s = ta.shape == tb.shape ? 2 : NhwcOf(ta.shape, tb.shape) || NhwcOf(tb.shape, ta.shape) ? 1 : 0;
     const int o = a[i].op == b[j].op ? 2 : OpClass(a[i].op) == OpClass(b[j].op) ? 1 : 0;
     return s && o ? s + o : 0;
   };
@@ -108,7 +120,8 @@ std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vec
   for (size_t i = 0, j = 0; i < n && j < m;) {
     const int s = score(i, j);
     if (s && at(i, j) == s + at(i + 1, j + 1)) {
-      const PairLayout layout = a[i].trace.tensor.shape == b[j].trace.tensor.shape ? PairLayout::kSame : PairLayout::kNhwc;
+      const Shape &sa = a[i].trace.tensor.shape, &sb = b[j].trace.tensor.shape;
+      const PairLayout layout = sa == sb ? PairLayout::kSame : NhwcOf(sa, sb) ? PairLayout::kBNhwc : PairLayout::kANhwc;
       by_structure.push_back({i, j, "structure", layout});
       ++i, ++j;
     } else if (at(i + 1, j) >= at(i, j + 1)) {
@@ -126,24 +139,14 @@ std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vec
   for (const AlignedPair& p : pairs) {
     LayerDiff d;
     d.pair = p;
-    const Tensor& tb = b[p.b].trace.tensor;
+    const Tensor &ta = a[p.a].trace.tensor, &tb = b[p.b].trace.tensor;
     Result<Metrics> m = Status::Error("not compared");
-    if (p.layout == PairLayout::kNhwc && tb.is_tensor() && tb.shape.size() == 4 &&
-        tb.dtype != DType::kString && DTypeSize(tb.dtype) > 0) {
-      // B is [N,H,W,C]: compare A with B's values read in NCHW order.
-      const int64_t N = tb.shape[0], H = tb.shape[1], W = tb.shape[2], C = tb.shape[3];
-      Result<Tensor> nchw = Tensor::Alloc(DType::kFloat64, {N, C, H, W});
-      if (!nchw.ok()) {
-        m = nchw.status();
-      } else {
-        for (int64_t n = 0, o = 0; n < N; ++n)
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t h = 0; h < H; ++h)
-              for (int64_t w = 0; w < W; ++w, ++o) WriteDouble(*nchw, o, ReadDouble(tb, ((n * H + h) * W + w) * C + c));
-        m = CompareTensors(a[p.a].trace.tensor, *nchw);
-      }
+    if (p.layout == PairLayout::kSame) {
+      m = CompareTensors(ta, tb);
     } else {
-      m = CompareTensors(a[p.a].trace.tensor, tb);
+      Result<Tensor> nchw = NchwOf(p.layout == PairLayout::kBNhwc ? tb : ta);
+      if (!nchw.ok()) m = nchw.status();
+      else m = p.layout == PairLayout::kBNhwc ? CompareTensors(ta, *nchw) : CompareTensors(*nchw, tb);
     }
     if (!m.ok()) {
       d.error = m.status().message();

@@ -27,10 +27,11 @@ struct Layer {
 /// is that output's only consumer. `graph` is the session's graph.
 std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry>& trace);
 
-/// Layout of B's tensor relative to A's in an aligned pair.
+/// Layouts of an aligned pair's two tensors.
 enum class PairLayout {
-  kSame,  ///< same shape, compared element by element
-  kNhwc,  ///< A is [N,C,H,W] and B is [N,H,W,C] (an NHWC island): B is transposed before comparing
+  kSame,   ///< same shape, compared element by element
+  kBNhwc,  ///< A is [N,C,H,W] and B is [N,H,W,C] (an NHWC island in B): B is read in NCHW order
+  kANhwc,  ///< A is [N,H,W,C] and B is [N,C,H,W]: A is read in NCHW order
 };
 
 /// Two layers taken to compute the same thing, and how they were paired.
@@ -48,8 +49,8 @@ std::string OpClass(const std::string& op);
 /// Aligns two layer lists. By name: layers whose first output has the same tensor name and op
 /// type. By structure: the order-preserving matching of the two lists in graph order with the
 /// highest score, where a pair needs the same value kind, the same op class and the same shape (or
-/// A's NCHW shape in NHWC order on B's side); same op scores above same class, same shape above
-/// NHWC. The method aligning more layers wins (names on a tie). Structural alignment is skipped
+/// one side's NCHW shape in NHWC order on the other side); same op scores above same class, same
+/// shape above NHWC. The method aligning more layers wins (names on a tie). Structural alignment is skipped
 /// (names only) when the two lists' sizes multiply to more than 4e7.
 std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vector<Layer>& b);
 
@@ -61,7 +62,7 @@ struct LayerDiff {
   std::string error;      ///< why the outputs could not be compared (shape or type differ), else empty
 };
 
-/// Metrics for every aligned pair (B's tensor transposed NHWC -> NCHW first for kNhwc pairs); a
+/// Metrics for every aligned pair (the NHWC side read in NCHW order for kBNhwc/kANhwc pairs); a
 /// pair diverges when rel_l2 > threshold.
 std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vector<Layer>& b,
                                      const std::vector<AlignedPair>& pairs, double threshold);

@@ -128,5 +128,10 @@ for root, _, files in os.walk(dst):
             sys.exit(f"{p} is {os.path.getsize(p)} bytes (limit 1 MiB)")
 print(f"[fixtures] wrote {dst}")
 EOF
+  # ONNX Runtime's own logits for the altered-pool export on the same 64 items (the independent
+  # source of the flip count that tests/cli/compare.sh checks).
+  fx="$ROOT/tests/models/lenet5_bn"
+  mkdir -p "$fx/dataset/expected/ort_altered_pool"
+  node "$HERE/ort.js" --run "$fx/variants/altered_pool.onnx" "$fx/dataset/items.npy" "$fx/dataset/expected/ort_altered_pool/logits.npy"
 fi
 echo "[prepare] done in $($PY -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$(date +%s.%N)")s; outputs in $OUT"

@@ -158,11 +158,21 @@ TEST_CASE("align: a different producer (bias Adds, MatMul for Gemm, Reshape for 
       CHECK(pairs[i].a == i);
       CHECK(pairs[i].b == want_b[i]);
       CHECK(pairs[i].how == "structure");
-      CHECK((pairs[i].layout == PairLayout::kNhwc) == (i == 1));  // only the Relu is NHWC on B's side
+      CHECK((pairs[i].layout == PairLayout::kBNhwc) == (i == 1));  // only the Relu is NHWC on B's side
     }
     std::vector<LayerDiff> diffs = CompareLayers(a, b, pairs, 1e-12);
     for (const LayerDiff& d : diffs) CHECK_FALSE(d.diverges);
     CHECK(FirstDivergence(*ga, a, diffs) == -1);
+  }
+  SUBCASE("with the sides swapped the NHWC island is on A's side") {
+    auto gb = TfStyle(0.2f, {0, 2, 3, 1});
+    std::vector<Layer> b = Traced(gb);
+    std::vector<AlignedPair> pairs = AlignLayers(b, a);
+    REQUIRE(pairs.size() == 6);
+    CHECK(pairs[1].a == 2);
+    CHECK(pairs[1].layout == PairLayout::kANhwc);
+    std::vector<LayerDiff> diffs = CompareLayers(b, a, pairs, 1e-12);
+    CHECK(FirstDivergence(*gb, b, diffs) == -1);
   }
   SUBCASE("a changed bias after the island is the first divergence, anchored at B's Conv") {
     auto gb = TfStyle(0.7f, {0, 2, 3, 1});
