@@ -30,6 +30,11 @@ struct SessionOptions {
 /// A contiguous run of nodes (indices into Graph::nodes) assigned to one backend.
 struct Partition {
   std::vector<int> nodes;
+  /// Value ids written by these nodes that are read after the partition (by later partitions, as
+  /// graph outputs, or by tracing): these must hold the value in its plain layout (e.g. NCHW) when
+  /// Run returns. Every other value the partition writes is private to it: a backend may keep it
+  /// in any layout in its slot's bytes (the slot is at least as large as the plain tensor).
+  std::vector<int> live_out;
 };
 
 /// Compiled partition. `slots` holds one tensor per graph value id (data, dtype and concrete
@@ -52,8 +57,13 @@ class Backend {
   virtual DType float_storage() const = 0;
   /// Whether the backend runs this node (op, dtypes, attributes).
   virtual bool Supports(const Node& node, const Graph& graph) const = 0;
-  /// Prepares the nodes of `part` (parse attributes, pack weights). Errors name the node.
+  /// Prepares the nodes of `part` (parse attributes, pack weights, bind buffers). `slots` holds one
+  /// tensor per graph value id with its dtype, concrete shape and data pointer (arena views, weights,
+  /// folded constants) for every value the partition reads or writes; they stay valid, at the same
+  /// addresses, until the session plans again (a new input shape), when it compiles again. Run gets
+  /// the same vector. Errors name the node.
   virtual Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part,
+                                                      const std::vector<Tensor>& slots,
                                                       const SessionOptions& options) = 0;
 };
 

@@ -292,7 +292,10 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
     Partition part;
     int b = node_backend[steps[s]];
     while (s < steps.size() && node_backend[steps[s]] == b) part.nodes.push_back(steps[s++]);
-    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[b]->Compile(g, part, options));
+    for (int ni : part.nodes)
+      for (int v : g.nodes[ni].outputs)
+        if (v >= 0 && last[v] >= static_cast<int>(s)) part.live_out.push_back(v);
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[b]->Compile(g, part, slots, options));
     partitions.push_back(std::move(ex));
   }
   planned_shapes = input_shapes;

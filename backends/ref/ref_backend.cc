@@ -42,7 +42,7 @@ class RefBackend : public Backend {
   bool Supports(const Node& node, const Graph&) const override {
     return FindOp(node) != nullptr;
   }
-  Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part,
+  Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>&,
                                               const SessionOptions&) override {
     std::vector<RefExecutable::Step> steps;
     for (int i : part.nodes) {
