@@ -27,8 +27,23 @@ struct CompareArgs {
   double threshold = 1e-9;
   std::string dataset;  ///< fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): data-set mode
   int64_t limit = 0;    ///< data-set items to use (0: all)
+  std::string from;     ///< source format of the models when not .tare (LoadAnyModel)
 };
 /// Runs `tare compare`; returns the exit status.
 int CmdCompare(const CompareArgs& args);
+
+/// Arguments of `tare bench` (see cli/bench.cc).
+struct BenchArgs {
+  std::string model;
+  std::string from;  ///< source format when the model is not .tare
+  std::vector<std::string> backends = {"ref"};
+  int threads = 1;
+  int iters = 10;   ///< timed runs
+  int warmup = 2;   ///< untimed runs after the first run
+  std::vector<std::string> inputs;  ///< [NAME=]FILE; inputs not given are generated
+  std::string json;
+};
+/// Runs `tare bench`; returns the exit status.
+int CmdBench(const BenchArgs& args);
 
 }  // namespace tare_cli

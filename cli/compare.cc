@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "cli/cli.h"
@@ -106,31 +107,60 @@ Status SplitExpect(const std::string& e, std::string* label, std::string* dir) {
   return Status::Ok();
 }
 
+// Labels of the models: file names, or the paths as given when two file names are the same.
+std::vector<std::string> ModelLabels(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  std::map<std::string, int> count;
+  for (const std::string& p : paths) ++count[fs::path(p).filename().string()];
+  for (const std::string& p : paths) out.push_back(count[fs::path(p).filename().string()] > 1 ? p : fs::path(p).filename().string());
+  return out;
+}
+
 // The frameworks of every model from --expect (each belongs to the --model before it). Labels must
-// be unique and differ from the run names tare gives its own runs.
+// be unique and differ from the model labels and the run names tare gives its own runs.
 Result<std::vector<std::vector<Framework>>> ParseExpects(const CompareArgs& args) {
   std::vector<std::vector<Framework>> out(args.models.size());
   std::map<std::string, int> seen;
+  for (const std::string& m : ModelLabels(args.models)) {
+    seen[m] = 1;
+    for (const std::string& b : args.backends) seen[m + " " + b] = 1;
+  }
+  for (const std::string& b : args.backends) seen[b] = 1;
   for (size_t i = 0; i < args.expects.size(); ++i) {
     Framework f;
     TARE_RETURN_IF_ERROR(SplitExpect(args.expects[i], &f.label, &f.dir));
-    if (seen[f.label]++) return Status::Error("--expect label '" + f.label + "' is given twice");
+    if (seen[f.label]++) return Status::Error("--expect label '" + f.label + "' is given twice or names a model or a run of tare");
     const size_t mi = i < args.expect_model.size() ? args.expect_model[i] : std::min(i, args.models.size() - 1);
     out[std::min(mi, args.models.size() - 1)].push_back(std::move(f));
   }
   return out;
 }
 
-// Traced run of `model` on one backend.
-Result<Run> TracedRun(const std::shared_ptr<Model>& model, const std::string& backend, const std::vector<NamedTensor>& inputs) {
+// Bytes of traced layers all runs of one `tare compare` may keep: half of this machine's memory.
+size_t TraceBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t(4) << 30;
+}
+
+// Run of `model` on one backend, with every layer traced when `trace` (then the traced bytes are
+// added to *traced_bytes, and a run that takes the total over TraceBudget() fails with a clear error).
+Result<Run> ModelRun(const std::shared_ptr<Model>& model, const std::string& backend, const std::vector<NamedTensor>& inputs,
+                     bool trace, size_t* traced_bytes) {
   SessionOptions o;
   o.backends = {backend};
-  o.trace_all = true;
+  o.trace_all = trace;
   TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Create(std::shared_ptr<const Graph>(model, &model->graph), o));
   Run r;
   r.backend = backend;
   TARE_RETURN_IF_ERROR(s->Run(inputs, &r.outputs));
-  r.layers = TracedLayers(model->graph, s->Trace());
+  if (trace) {
+    std::vector<TraceEntry> t = s->Trace();
+    for (const TraceEntry& e : t) *traced_bytes += e.tensor.nbytes();
+    if (*traced_bytes > TraceBudget())
+      return Status::Error("the traced layers need " + std::to_string(*traced_bytes >> 20) + " MiB, over half of this machine's memory (" +
+                           std::to_string(TraceBudget() >> 20) + " MiB): compare a smaller batch");
+    r.layers = TracedLayers(model->graph, t);
+  }
   return r;
 }
 
@@ -180,9 +210,18 @@ json JudgeModels(const std::string& la, const Model& ma, const Run& ra, const st
   const Node &na = ma.graph.nodes[static_cast<size_t>(x.node)], &nb = mb.graph.nodes[static_cast<size_t>(y.node)];
   jp["verdict"] = "models differ at " + na.name + " / " + nb.name;
   std::snprintf(buf, sizeof buf, "%.3e", d.metrics.rel_l2);
-  *text = la + " vs " + lb + ": models differ at node '" + na.name + "' (" + na.op + ", tensor '" + x.trace.value +
-          "') / node '" + nb.name + "' (" + nb.op + ", tensor '" + y.trace.value + "'): rel L2 " + (d.error.empty() ? buf : d.error) +
-          "\n  attributes: " + la + ": {" + Attrs(na) + "}; " + lb + ": {" + Attrs(nb) + "}";
+  // A layer that absorbed constant epilogues names them: the difference may be in one of them.
+  auto epilogues = [](const Graph& g, const Layer& l) {
+    if (l.output_node == l.node) return std::string();
+    const Node& n = g.nodes[static_cast<size_t>(l.output_node)];
+    return " with constant epilogues up to " + n.op + " '" + n.name + "'";
+  };
+  std::string how = d.error.empty() ? std::string("rel L2 ") + buf : d.error;
+  if (d.error.empty() && d.metrics.nan_mismatch)
+    how = std::to_string(d.metrics.nan_mismatch) + " element(s) NaN on one side only";
+  *text = la + " vs " + lb + ": models differ at node '" + na.name + "' (" + na.op + epilogues(ma.graph, x) + ", tensor '" +
+          x.trace.value + "') / node '" + nb.name + "' (" + nb.op + epilogues(mb.graph, y) + ", tensor '" + y.trace.value +
+          "'): " + how + "\n  attributes: " + la + ": {" + Attrs(na) + "}; " + lb + ": {" + Attrs(nb) + "}";
   jp["first_divergence"] = {{"a", {{"node", na.name}, {"op", na.op}, {"tensor", x.trace.value}, {"attributes", Attrs(na)}}},
                             {"b", {{"node", nb.name}, {"op", nb.op}, {"tensor", y.trace.value}, {"attributes", Attrs(nb)}}}};
   return jp;
@@ -218,8 +257,9 @@ json JudgeFrameworks(const Framework& a, const Metrics& fa, const Framework& b, 
   }
   jp["verdict"] = "framework computing difference";
   const double worst = std::max(fa.rel_l2, fb.rel_l2);
-  *text = a.label + " vs " + b.label + ": framework computing difference: rel L2 " + Sci(m->rel_l2) + ", max abs " +
-          Sci(m->max_abs) + "; from ref64: " + a.label + " " + Sci(fa.rel_l2) + ", " + b.label + " " + Sci(fb.rel_l2) +
+  *text = a.label + " vs " + b.label + ": framework computing difference: " +
+          (m->nan_mismatch ? std::to_string(m->nan_mismatch) + " element(s) NaN on one side only, " : std::string()) + "rel L2 " +
+          Sci(m->rel_l2) + ", max abs " + Sci(m->max_abs) + "; from ref64: " + a.label + " " + Sci(fa.rel_l2) + ", " + b.label + " " + Sci(fb.rel_l2) +
           " (" + (fa.rel_l2 > fb.rel_l2 ? a.label : b.label) + " is further from the truth)";
   if (floor > 0) {
     jp["ratio_to_floor"] = Num(worst / floor);
@@ -419,6 +459,8 @@ Tensor MakeBatch(const DataSet& ds, int64_t start, const Shape& shape) {
 // floor (tare's backends) or a framework computing difference (a framework involved); otherwise the
 // models differ at the first diverging layer on that item.
 int DataSetMode(const CompareArgs& args) {
+  if (!args.html.empty()) return Fail("--html is not available with --dataset (use --json)");
+  if (!args.inputs.empty()) return Fail("--input is not used with --dataset: the items come from the data set");
   Result<DataSet> dsr = LoadDataSet(args.dataset);
   if (!dsr.ok()) return Fail(dsr.status().message());
   DataSet ds = std::move(dsr).value();
@@ -435,19 +477,46 @@ int DataSetMode(const CompareArgs& args) {
   };
   std::vector<DsModel> models;
   std::vector<RunPred> runs;
+  const std::vector<std::string> labels = ModelLabels(args.models);
+  const bool progress = isatty(STDERR_FILENO);
+  // Predictions of one row of [rows, classes] logits: -1 when the row holds a NaN.
+  auto predict = [](RunPred& rp, const Tensor& y, int64_t row, int64_t classes) {
+    double margin = 0;
+    bool nan = false;
+    for (int64_t c = 0; c < classes; ++c) nan = nan || std::isnan(ReadDouble(y, row * classes + c));
+    rp.pred.push_back(nan ? -1 : Argmax(y, row, classes, &margin));
+    rp.margin.push_back(nan ? NAN : margin);
+  };
+  // Every model and every --expect is read and checked before the first run.
+  std::vector<std::vector<Tensor>> fw_logits(args.models.size());
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
-    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
+    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi], args.from);
     if (!m.ok()) return Fail(m.status().message());
     DsModel dm;
     dm.model = *m;
-    dm.label = fs::path(args.models[mi]).filename().string();
+    dm.label = labels[mi];
     const Graph& g = dm.model->graph;
-    if (g.inputs.size() != 1 || g.outputs.empty()) return Fail(dm.label + ": data-set mode needs models with one input");
+    if (g.inputs.size() != 1 || g.outputs.empty()) return Fail(dm.label + ": data-set mode needs models with one input and an output");
     const Value& in = g.values[static_cast<size_t>(g.inputs[0])];
     dm.input = in.name;
     dm.batch = in.has_shape && !in.shape.empty() && in.shape[0] > 0 ? in.shape[0] : 1;
     dm.batch_shape = ds.items.shape;
     dm.batch_shape[0] = dm.batch;
+    const std::string out_name = g.values[static_cast<size_t>(g.outputs[0])].name;
+    for (Framework& f : (*fws)[mi]) {
+      Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(out_name) + ".npy")).string());
+      if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
+      if (t->shape.size() != 2 || t->shape[0] < n || t->shape[1] < 2 || !DTypeIsFloat(t->dtype))
+        return Fail("--expect " + f.label + ": " + SafeName(out_name) + ".npy must be floating-point [N, classes] with N >= " +
+                    std::to_string(n) + " and at least 2 classes, got " + DTypeName(t->dtype) + " of rank " + std::to_string(t->shape.size()));
+      fw_logits[mi].push_back(std::move(t).value());
+    }
+    models.push_back(std::move(dm));
+  }
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    DsModel& dm = models[mi];
+    const Graph& g = dm.model->graph;
+    int64_t classes = -1;
     for (const std::string& backend : args.backends) {
       SessionOptions o;
       o.backends = {backend};
@@ -459,34 +528,27 @@ int DataSetMode(const CompareArgs& args) {
         Status st = (*s)->Run({{dm.input, MakeBatch(ds, start, dm.batch_shape)}}, &out);
         if (!st.ok()) return Fail(dm.label + " on " + backend + ": " + st.message());
         const Tensor& y = out[0].tensor;
-        const int64_t classes = y.shape.empty() ? 1 : y.shape.back();
-        if (y.numel() != dm.batch * classes) return Fail(dm.label + ": output '" + out[0].name + "' is not [batch, classes]");
-        for (int64_t r = 0; r < dm.batch && start + r < n; ++r) {
-          double margin;
-          rp.pred.push_back(Argmax(y, r, classes, &margin));
-          rp.margin.push_back(margin);
-        }
+        if (!y.is_tensor() || y.shape.size() != 2 || y.shape[0] != dm.batch || y.shape[1] < 2 || !DTypeIsFloat(y.dtype))
+          return Fail(dm.label + ": output '" + out[0].name + "' must be floating-point [batch, classes] with at least 2 classes, got " +
+                      DTypeName(y.dtype) + " " + ShapeStr(y.shape));
+        classes = y.shape[1];
+        for (int64_t r = 0; r < dm.batch && start + r < n; ++r) predict(rp, y, r, classes);
         const int64_t done = std::min(n, start + dm.batch);
-        if (done / 1000 != start / 1000 || done == n)
-          std::fprintf(stderr, "  %s: %lld/%lld\n", rp.label.c_str(), static_cast<long long>(done), static_cast<long long>(n));
+        if (progress && (done / 100 != start / 100 || done == n))
+          std::fprintf(stderr, "\r  %s: %lld/%lld%s", rp.label.c_str(), static_cast<long long>(done), static_cast<long long>(n),
+                       done == n ? "\n" : "");
       }
       runs.push_back(std::move(rp));
     }
-    for (Framework& f : (*fws)[mi]) {
-      const std::string out_name = g.values[static_cast<size_t>(g.outputs[0])].name;
-      Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(out_name) + ".npy")).string());
-      if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
-      if (t->shape.size() != 2 || t->shape[0] < n || t->shape[1] < 1 || !DTypeIsFloat(t->dtype))
-        return Fail("--expect " + f.label + ": " + out_name + ".npy must be floating-point [N, classes] with N >= " + std::to_string(n));
+    for (size_t fi = 0; fi < fw_logits[mi].size(); ++fi) {
+      const Framework& f = (*fws)[mi][fi];
+      const Tensor& t = fw_logits[mi][fi];
+      if (t.shape[1] != classes)
+        return Fail("--expect " + f.label + ": " + std::to_string(t.shape[1]) + " classes, the model's output has " + std::to_string(classes));
       RunPred rp{f.label, "framework", mi, {}, {}};
-      for (int64_t r = 0; r < n; ++r) {
-        double margin;
-        rp.pred.push_back(Argmax(*t, r, t->shape[1], &margin));
-        rp.margin.push_back(margin);
-      }
+      for (int64_t r = 0; r < n; ++r) predict(rp, t, r, classes);
       runs.push_back(std::move(rp));
     }
-    models.push_back(std::move(dm));
   }
   // The attribution of a flip of item i between runs of models ma and mb.
   std::map<std::tuple<size_t, size_t, int64_t>, std::string> judged;
@@ -501,7 +563,8 @@ int DataSetMode(const CompareArgs& args) {
       Run r[2];
       for (int side = 0; side < 2; ++side) {
         DsModel& dm = models[side ? rb.model : ra.model];
-        TARE_ASSIGN_OR_RETURN(r[side], TracedRun(dm.model, "ref64", {{dm.input, MakeBatch(ds, item, dm.batch_shape)}}));
+        size_t traced_bytes = 0;
+        TARE_ASSIGN_OR_RETURN(r[side], ModelRun(dm.model, "ref64", {{dm.input, MakeBatch(ds, item, dm.batch_shape)}}, true, &traced_bytes));
       }
       const DsModel &a = models[ra.model], &b = models[rb.model];
       std::string text;
@@ -513,11 +576,16 @@ int DataSetMode(const CompareArgs& args) {
 
   json report = {{"items", n}, {"threshold_rel_l2", args.threshold}, {"runs", json::array()}, {"pairs", json::array()}};
   for (const RunPred& r : runs) {
-    int64_t correct = 0;
-    for (int64_t i = 0; i < n; ++i) correct += r.pred[static_cast<size_t>(i)] == ds.labels[static_cast<size_t>(i)];
+    int64_t correct = 0, nan = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      correct += r.pred[static_cast<size_t>(i)] == ds.labels[static_cast<size_t>(i)];
+      nan += r.pred[static_cast<size_t>(i)] < 0;
+    }
     const double acc = static_cast<double>(correct) / static_cast<double>(n);
-    std::printf("accuracy %-36s %.4f (%lld/%lld)\n", r.label.c_str(), acc, static_cast<long long>(correct), static_cast<long long>(n));
-    report["runs"].push_back({{"run", r.label}, {"model", models[r.model].label}, {"kind", r.kind}, {"accuracy", acc}, {"correct", correct}});
+    std::printf("accuracy %-36s %.4f (%lld/%lld)%s\n", r.label.c_str(), acc, static_cast<long long>(correct), static_cast<long long>(n),
+                nan ? (" (" + std::to_string(nan) + " items with NaN outputs, counted wrong, predicted class -1)").c_str() : "");
+    report["runs"].push_back({{"run", r.label}, {"model", models[r.model].label}, {"kind", r.kind}, {"accuracy", acc},
+                              {"correct", correct}, {"nan_items", nan}});
   }
   for (size_t a = 0; a < runs.size(); ++a) {
     for (size_t b = a + 1; b < runs.size(); ++b) {
@@ -560,23 +628,57 @@ int DataSetMode(const CompareArgs& args) {
 
 }  // namespace
 
+// Checks --json and --html before anything runs: each names a file in an existing directory, not
+// a directory, not a model or input file, and the two differ.
+Status CheckOutputPaths(const CompareArgs& args) {
+  std::vector<std::string> inputs = args.models;
+  for (const std::string& in : args.inputs) {
+    const size_t eq = in.find('=');
+    inputs.push_back(eq == std::string::npos || fs::exists(in) ? in : in.substr(eq + 1));
+  }
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+    return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
+  };
+  const std::pair<const char*, const std::string*> outs[] = {{"--json", &args.json}, {"--html", &args.html}};
+  for (const auto& [flag, path] : outs) {
+    if (path->empty()) continue;
+    std::error_code ec;
+    if (fs::is_directory(*path, ec)) return Status::Error(std::string(flag) + " '" + *path + "' is a directory");
+    const fs::path parent = fs::absolute(*path, ec).parent_path();
+    if (!fs::is_directory(parent, ec)) return Status::Error(std::string(flag) + " '" + *path + "': directory '" + parent.string() + "' does not exist");
+    for (const std::string& in : inputs)
+      if (same(*path, in)) return Status::Error(std::string(flag) + " '" + *path + "' would overwrite the input '" + in + "'");
+  }
+  if (!args.json.empty() && !args.html.empty() && same(args.json, args.html)) return Status::Error("--json and --html name the same file");
+  return Status::Ok();
+}
+
 int CmdCompare(const CompareArgs& args) {
   if (args.models.empty()) return Fail("compare needs at least one --model");
   if (args.backends.empty() || args.backends[0] != "ref64") return Fail("--backends must start with ref64 (the reference)");
+  if (!std::isfinite(args.threshold) || args.threshold < 0) return Fail("--threshold must be a finite number >= 0");
+  if (args.limit < 0) return Fail("--limit must be >= 0 (0: every item)");
+  if (args.limit > 0 && args.dataset.empty()) return Fail("--limit applies to --dataset only");
+  if (Status st = CheckOutputPaths(args); !st.ok()) return Fail(st.message());
   if (!args.dataset.empty()) return DataSetMode(args);
   Result<std::vector<std::vector<Framework>>> fws = ParseExpects(args);
   if (!fws.ok()) return Fail(fws.status().message());
+  const std::vector<std::string> labels = ModelLabels(args.models);
   std::vector<ModelRuns> all;
+  size_t traced_bytes = 0;
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
     ModelRuns mr;
-    mr.label = fs::path(args.models[mi]).filename().string();
-    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi]);
+    mr.label = labels[mi];
+    Result<std::shared_ptr<Model>> m = LoadAnyModel(args.models[mi], args.from);
     if (!m.ok()) return Fail(m.status().message());
     mr.model = *m;
     Result<std::vector<NamedTensor>> inputs = BindInputs(mr.model->graph, args.inputs);
     if (!inputs.ok()) return Fail(mr.label + ": " + inputs.status().message());
     for (const std::string& backend : args.backends) {
-      Result<Run> r = TracedRun(mr.model, backend, *inputs);
+      // Only ref64's layers are compared across models: the other backends' runs are not traced.
+      Result<Run> r = ModelRun(mr.model, backend, *inputs, mr.runs.empty(), &traced_bytes);
       if (!r.ok()) return Fail(mr.label + " on " + backend + ": " + r.status().message());
       mr.runs.push_back(std::move(r).value());
     }
@@ -585,6 +687,10 @@ int CmdCompare(const CompareArgs& args) {
       for (const NamedTensor& o : mr.runs[0].outputs) {
         Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(o.name) + ".npy")).string());
         if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
+        if (DTypeIsFloat(t->dtype) != DTypeIsFloat(o.tensor.dtype) || t->shape != o.tensor.shape)
+          return Fail("--expect " + f.label + ": " + SafeName(o.name) + ".npy is " + DTypeName(t->dtype) + " " + ShapeStr(t->shape) +
+                      ", the model's output '" + o.name + "' is " + (DTypeIsFloat(o.tensor.dtype) ? "floating-point " : "integer ") +
+                      ShapeStr(o.tensor.shape));
         f.outputs.push_back({o.name, std::move(t).value()});
       }
     }
@@ -617,7 +723,12 @@ int CmdCompare(const CompareArgs& args) {
       fw_vs_ref64[f.label] = *m;
       jm["frameworks"].push_back({{"label", f.label}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}});
     }
-    std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), mr.floor);
+    if (mr.runs.size() > 1) {
+      std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), mr.floor);
+    } else {
+      jm["kernel_noise_floor_rel_l2"] = nullptr;
+      std::printf("kernel noise floor of %s: not measured (no backend besides ref64)\n", mr.label.c_str());
+    }
     report["models"].push_back(jm);
   }
 

@@ -327,8 +327,22 @@ int main(int argc, char** argv) {
   compare->add_option("--json", cmp.json, "write the report as JSON");
   compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--dataset", cmp.dataset, "fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): accuracy and top-1 flips");
-  compare->add_option("--limit", cmp.limit, "use the first N data-set items")->check(CLI::NonNegativeNumber);
+  compare->add_option("--limit", cmp.limit, "use the first N data-set items (0: all)");
+  compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx)");
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
+
+  BenchArgs bench_args;
+  std::string bench_backend = "ref";
+  auto* bench = app.add_subcommand("bench", "time a model: load, first run, latency percentiles, memory, FLOPs");
+  bench->add_option("model", bench_args.model, ".tare or .onnx file")->required();
+  bench->add_option("--backend", bench_backend, "ref64 | ref (comma-separated priority list; default ref)");
+  bench->add_option("--threads", bench_args.threads, "threads for the session (ref backends are single-threaded)")
+      ->check(CLI::Range(1, 1024));
+  bench->add_option("--iters", bench_args.iters, "timed runs (default 10)")->check(CLI::Range(1, 1000000));
+  bench->add_option("--warmup", bench_args.warmup, "untimed runs after the first run (default 2)")->check(CLI::Range(0, 1000000));
+  bench->add_option("--input", bench_args.inputs, "[NAME=]FILE (.npy or .pb), repeatable; inputs not given are generated");
+  bench->add_option("--json", bench_args.json, "also write the results as one JSON object");
+  bench->add_option("--from", bench_args.from, "source format when MODEL is not .tare");
 
   bool ops_markdown = false;
   auto* ops = app.add_subcommand("ops", "list the ops tare implements");
@@ -355,13 +369,20 @@ int main(int argc, char** argv) {
     if (*inspect) return CmdInspect(inspect_model, from);
     if (*compare) {
       cmp.backends = SplitList(cmp_backends);
-      // Each --expect belongs to the --model given before it (the first model when none is).
+      // Each --expect belongs to the --model given before it.
       size_t models_seen = 0;
       for (const CLI::Option* o : compare->parse_order()) {
         if (o == cmp_model) ++models_seen;
-        if (o == cmp_expect) cmp.expect_model.push_back(models_seen ? models_seen - 1 : 0);
+        if (o == cmp_expect) {
+          if (!models_seen) return Fail("--expect must follow the --model whose outputs it holds");
+          cmp.expect_model.push_back(models_seen - 1);
+        }
       }
       return CmdCompare(cmp);
+    }
+    if (*bench) {
+      bench_args.backends = SplitList(bench_backend);
+      return CmdBench(bench_args);
     }
     if (*ops) return CmdOps(ops_markdown);
   } catch (const std::bad_alloc&) {

@@ -35,7 +35,50 @@ cat "$WORK/ds.txt"
 grep -qF "accuracy model.onnx ref64" "$WORK/ds.txt" && grep -qE "accuracy pytorch +1.0000 \(2/2\)" "$WORK/ds.txt" &&
   grep -qE "accuracy model.onnx ref64 +1.0000 \(2/2\)" "$WORK/ds.txt" && grep -qF "flips model.onnx ref64 vs pytorch: 0" "$WORK/ds.txt" ||
   { echo "FAIL: data-set mode"; exit 1; }
-# Bad use: one error line, exit 1.
-if "$TARE" compare --model "$FIX/model.onnx" --backends ref 2> "$WORK/err.txt"; then echo "FAIL: accepted"; exit 1; fi
-[ "$(wc -l < "$WORK/err.txt")" -eq 1 ] || { echo "FAIL: error lines"; exit 1; }
+# Bad use: one error line, exit 1, nothing written.
+M=$FIX/model.onnx
+cp "$M" "$WORK/copy.onnx"
+mkdir -p "$WORK/nan" "$WORK/int"
+# PyTorch-like logits stored as int32 [2,10] (plain python3: numpy is not needed).
+python3 -c "
+import struct, sys
+h = \"{'descr': '<i4', 'fortran_order': False, 'shape': (2, 10), }\"
+h += ' ' * (63 - (10 + len(h)) % 64) + '\\n'
+sys.stdout.buffer.write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h)) + h.encode() + bytes(80))" > "$WORK/int/logits.npy"
+# float32 logits of [2,5] (a 5-class model's) and [2,10] all NaN.
+npy() { python3 -c "
+import struct, sys
+shape, fill = eval(sys.argv[1]), float(sys.argv[2])
+h = \"{'descr': '<f4', 'fortran_order': False, 'shape': %s, }\" % (shape,)
+h += ' ' * (63 - (10 + len(h)) % 64) + '\\n'
+sys.stdout.buffer.write(b'\\x93NUMPY\\x01\\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<f', fill) * (shape[0] * shape[1]))" "$@"; }
+mkdir -p "$WORK/five" && npy "(2, 5)" 0 > "$WORK/five/logits.npy"
+npy "(2, 10)" nan > "$WORK/nan/logits.npy"
+bad() {
+  if "$TARE" compare "$@" > "$WORK/bad_out.txt" 2> "$WORK/err.txt"; then echo "FAIL: accepted: $*"; exit 1; fi
+  [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] || { cat "$WORK/err.txt"; echo "FAIL: not one error line: $*"; exit 1; }
+  grep -q "^tare: error: " "$WORK/err.txt" || { echo "FAIL: no error prefix: $*"; exit 1; }
+}
+bad --model "$M" --backends ref
+bad --model "$M" --input "$FIX/input.npy" --threshold -1
+bad --model "$M" --input "$FIX/input.npy" --threshold nan
+bad --model "$M" --input "$FIX/input.npy" --limit 5
+bad --model "$M" --dataset "npy:$FIX/dataset" --limit -5
+bad --expect "pt=$FIX/expected" --model "$M" --input "$FIX/input.npy"
+bad --model "$M" --expect "pt=$FIX/expected" --expect "pt=$FIX/expected" --input "$FIX/input.npy"
+bad --model "$M" --expect "ref=$FIX/expected" --input "$FIX/input.npy"
+bad --model "$M" --expect "pt=$WORK/int" --input "$FIX/input.npy"
+bad --model "$M" --dataset "npy:$FIX/dataset" --html "$WORK/r.html"
+bad --model "$M" --dataset "npy:$FIX/dataset" --input "$FIX/input.npy"
+bad --model "$WORK/copy.onnx" --input "$FIX/input.npy" --json "$WORK/copy.onnx"
+bad --model "$M" --input "$FIX/input.npy" --json "$WORK/r.json" --html "$WORK/r.json"
+bad --model "$M" --input "$FIX/input.npy" --json "$WORK/no/such/dir/r.json"
+bad --model "$M" --input "$FIX/input.npy" --json "$WORK"
+bad --model "$M" --dataset "npy:$FIX/dataset" --expect "pt=$WORK/five"
+# NaN logits are counted wrong and said so.
+"$TARE" compare --model "$M" --expect "nanfw=$WORK/nan" --dataset "npy:$FIX/dataset" --backends ref64 > "$WORK/nan.txt"
+grep -qF "accuracy nanfw                                0.0000 (0/2) (2 items with NaN outputs" "$WORK/nan.txt" ||
+  { cat "$WORK/nan.txt"; echo "FAIL: NaN logits"; exit 1; }
+cmp -s "$M" "$WORK/copy.onnx" || { echo "FAIL: the model was overwritten"; exit 1; }
+[ ! -e "$WORK/r.json" ] && [ ! -e "$WORK/r.html" ] || { echo "FAIL: a report was written by a failed run"; exit 1; }
 echo "1 passed, 0 failed"

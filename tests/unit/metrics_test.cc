@@ -41,6 +41,7 @@ TEST_CASE("metrics: zeros, infinities and NaN") {
   auto nan = CompareTensors(F32({3}, {NAN, 1, NAN}), F32({3}, {NAN, 1, 2}));
   CHECK(nan->nan_mismatch == 1);
   CHECK(std::isinf(nan->max_abs));
+  CHECK(std::isinf(nan->rel_l2));
   CHECK(nan->worst_index == 2);
   CHECK(nan->max_ulp == std::numeric_limits<uint64_t>::max());
 }
