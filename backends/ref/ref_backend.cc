@@ -1,5 +1,5 @@
 // The reference backends: `ref` (float) and `ref64` (double) run the kernels of kernels/ref.
-// Single-threaded by design (DESIGN.md section 6).
+// Single-threaded by design (DESIGN.md section 6). CreateBackend is in backends/registry.cc.
 #include "backends/backend.h"
 #include "kernels/ref/ref_kernels.h"
 #include "runtime/ops/op.h"
@@ -59,16 +59,6 @@ class RefBackend : public Backend {
 
 }  // namespace
 
-std::vector<std::string> AvailableBackends() { return {"ref64", "ref"}; }
-
-Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
-  if (name == "ref") return std::unique_ptr<Backend>(new RefBackend(DType::kFloat32));
-  if (name == "ref64") return std::unique_ptr<Backend>(new RefBackend(DType::kFloat64));
-  std::string avail;
-  for (const std::string& b : AvailableBackends()) avail += (avail.empty() ? "" : ", ") + b;
-  if (name == "cpu" || name == "onednn" || name == "vulkan")
-    return Status::Error("backend '" + name + "' is not built into this binary (available: " + avail + ")");
-  return Status::Error("unknown backend '" + name + "' (available: " + avail + ")");
-}
+std::unique_ptr<Backend> CreateRefBackend(DType compute) { return std::unique_ptr<Backend>(new RefBackend(compute)); }
 
 }  // namespace tare

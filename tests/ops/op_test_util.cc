@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+
+#include "runtime/session.h"
 
 namespace tare::test {
 
@@ -94,6 +97,111 @@ Result<std::vector<Tensor>> Eval(const Node& node, const std::vector<const Tenso
   return Run(node, in, compute);
 }
 
+bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Tensor>& ref_outputs,
+                       const std::string& backend, int threads, std::string* ran_on,
+                       Result<std::vector<NamedTensor>>* result) {
+  if (inputs.empty() || !inputs[0].is_tensor() || !inputs[0].data) return false;
+  auto g = std::make_shared<Graph>();
+  Node n = node;
+  n.inputs.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.is_tensor()) return false;
+    if (!t.data) {  // omitted optional input (as Run)
+      n.inputs.push_back(-1);
+      continue;
+    }
+    Value v;
+    v.name = "in" + std::to_string(i);
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.has_shape = true;
+    if (i > 0) {
+      v.is_constant = true;
+      v.constant = t;
+    }
+    n.inputs.push_back(g->AddValue(v));
+  }
+  g->inputs.push_back(n.inputs[0]);
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    if (n.outputs[o] < 0) continue;
+    if (o >= ref_outputs.size()) return false;
+    Value v;
+    v.name = "out" + std::to_string(o);
+    v.dtype = ref_outputs[o].dtype;
+    n.outputs[o] = g->AddValue(v);
+    g->outputs.push_back(n.outputs[o]);
+  }
+  g->nodes.push_back(n);
+  SessionOptions opts;
+  opts.backends = {backend};
+  opts.threads = threads;
+  Result<std::unique_ptr<Session>> s = Session::Create(g, opts);
+  if (!s.ok()) {
+    *result = s.status();
+    return true;
+  }
+  std::vector<NamedTensor> outs;
+  Status st = (*s)->Run({{"in0", inputs[0]}}, &outs);
+  *ran_on = (*s)->Placement()[0].second;
+  if (!st.ok()) {
+    *result = st;
+  } else {
+    *result = std::move(outs);
+  }
+  return true;
+}
+
+namespace {
+
+/// Checks a fast backend's outputs against ref64's within the op's budget (the rule Check applies
+/// to `ref`), when that backend is built and claims the node.
+void CheckFastBackend(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs,
+                      const std::vector<Tensor>& r64, const std::vector<Tensor>& r32, size_t n_expected, double k,
+                      double scale) {
+  const std::vector<std::string> avail = AvailableBackends();
+  if (std::find(avail.begin(), avail.end(), backend) == avail.end()) return;
+  const OpSpec* spec = FindOp(node);
+  const double eps32 = 1.0 / (1 << 24);
+  for (int threads : {1, 2}) {
+    std::string ran_on;
+    Result<std::vector<NamedTensor>> r = Status::Error("not run");
+    if (!RunOneNodeSession(node, inputs, r32, backend, threads, &ran_on, &r)) return;
+    if (r.ok() && ran_on != backend) return;  // not claimed: ref ran it
+    CAPTURE(backend);
+    CAPTURE(threads);
+    if (!r.ok()) FAIL_CHECK(backend << ": " << r.status().message());
+    REQUIRE(r.ok());
+    for (size_t o = 0; o < n_expected && o < r->size(); ++o) {
+      CAPTURE(o);
+      const Tensor& y = (*r)[o].tensor;
+      const Tensor& y64 = r64[o];
+      CHECK(y.shape == y64.shape);
+      CHECK(y.dtype == r32[o].dtype);
+      if (y.shape != y64.shape) continue;
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        CAPTURE(i);
+        const double g = ReadDouble(y, i), w = ReadDouble(y64, i);
+        if (!DTypeIsFloat(y.dtype) || std::isinf(w)) {
+          CHECK(g == w);
+          continue;
+        }
+        if (std::isnan(w)) {
+          CHECK(std::isnan(g));
+          continue;
+        }
+        const double s = scale > 0 ? scale : std::max(std::fabs(w), 1e-30);
+        const double units = std::max(spec->budget.c0 + spec->budget.cK * k, 0.5);
+        const double tol = units * eps32 * s + 1e-38;
+        CHECK_MESSAGE(std::fabs(g - w) <= tol,
+                      backend << " got " << g << " ref64 " << w << " budget " << spec->budget.text << " tol " << tol);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
            double k, double scale) {
   const OpSpec* spec = FindOp(node);
@@ -149,6 +257,8 @@ void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vecto
                     "ref got " << g32 << " ref64 " << g64 << " budget " << spec->budget.text << " tol " << tol32);
     }
   }
+  // Every fast backend built into this binary that claims the node: against ref64, same budget.
+  CheckFastBackend("cpu", node, inputs, *r64, *r32, expected.size(), k, scale);
 }
 
 void CheckFails(const Node& node, const std::vector<Tensor>& inputs, const std::string& needle) {

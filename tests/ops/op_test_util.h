@@ -10,6 +10,7 @@
 
 #include "backends/ref/eval_node.h"
 #include "runtime/ops/op.h"
+#include "runtime/session.h"
 
 namespace tare::test {
 
@@ -58,8 +59,20 @@ struct Expect {
 /// and bool values exactly; float values of ref64 against `expected` within (k + 2) eps32 * scale
 /// (the rounding of decimal inputs to float32), and of ref against ref64 within the op's
 /// ErrorBudget (c0 + cK k) eps32 * scale. scale = |value| unless given (e.g. sum|w x| for dots).
+/// When the cpu backend is built and claims the node, the node also runs on it (a one-node graph
+/// through a Session: input 0 a graph input, the others weights; 1 and 2 threads), checked against
+/// ref64 within the same budget.
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
            double k = 1, double scale = 0);
+
+/// Runs `node` as a one-node graph through a Session on `backend` with `threads`: input 0 is the
+/// graph input, the other inputs are weights (known at plan time, as in exported models), so the
+/// real partition/compile path runs; output o is declared with ref_outputs[o]'s dtype. Sets
+/// *ran_on to the node's placement and *result to the outputs or the error. Returns false (nothing
+/// run) when the inputs cannot be expressed that way (non-tensor inputs, input 0 omitted).
+bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Tensor>& ref_outputs,
+                       const std::string& backend, int threads, std::string* ran_on,
+                       Result<std::vector<NamedTensor>>* result);
 
 /// Checks that the node is rejected (shape inference or kernel preparation fails) and that the
 /// message contains `needle`.

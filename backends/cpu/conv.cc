@@ -1,0 +1,191 @@
+// Conv (2-D, NHWC): groups (depthwise included), strides, dilations, asymmetric pads, auto_pad
+// resolved from the shapes as the reference does (kernels/ref/conv_geometry.h). On the backend's
+// own AVX-512 kernel (conv_gemm.h) when the CPU has it and the layer is wide enough, else XNNPACK.
+// Fusions, when each follower is the next node and the only reader of its input (not live out):
+//   Conv -> BatchNormalization: folded into the weights and bias, in double, rounded once:
+//     s = scale / sqrt(var + eps); W' = W * s; b' = (b - mean) * s + B.
+//   Conv [-> BatchNormalization] -> Add(other of the same shape) (own kernel only): the residual
+//     is added to the rounded convolution result, as the unfused Add would.
+//   ... -> Relu | Clip: the output clamp.
+//   ... -> Concat over channels (the chain's only reader): written in place into the Concat's
+//     output (output pixel stride = the Concat's channel count).
+// Weights are repacked OIHW -> OHWI per group ([groups][M/groups][kh][kw][C/groups]); XNNPACK then
+// packs them once at creation. The end pads passed to XNNPACK are those that give the inferred
+// output size (unused trailing padding dropped), so its size formula always agrees.
+#include <algorithm>
+#include <cmath>
+
+#include <cstdlib>
+
+#include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/ops.h"
+#include "kernels/ref/conv_geometry.h"
+
+namespace tare::cpu {
+namespace {
+
+/// Folds a following BatchNormalization into w (OIHW, M rows of `per` weights) and b (M).
+Status FoldBatchNorm(const Compiler& c, const Node& bn, std::vector<float>* w, std::vector<float>* b, size_t per) {
+  TARE_ASSIGN_OR_RETURN(float eps, bn.GetFloat("epsilon", 1e-5f));
+  const float* scale = c.slot(bn.inputs[1]).as<float>();
+  const float* bias = c.slot(bn.inputs[2]).as<float>();
+  const float* mean = c.slot(bn.inputs[3]).as<float>();
+  const float* var = c.slot(bn.inputs[4]).as<float>();
+  for (size_t m = 0; m < b->size(); ++m) {
+    const double s = double(scale[m]) / std::sqrt(double(var[m]) + double(eps));
+    for (size_t i = 0; i < per; ++i) (*w)[m * per + i] = static_cast<float>(double((*w)[m * per + i]) * s);
+    (*b)[m] = static_cast<float>((double((*b)[m]) - double(mean[m])) * s + double(bias[m]));
+  }
+  return Status::Ok();
+}
+
+bool IsFoldableBatchNorm(const Compiler& c, const Node& n, int x) {
+  if (n.op != "BatchNormalization" || !n.domain.empty() || n.inputs.size() != 5 || n.inputs[0] != x) return false;
+  for (size_t i = 1; i < 5; ++i)
+    if (!c.IsConst(n.inputs[i])) return false;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return false;
+  return true;
+}
+
+}  // namespace
+
+bool SupportsConv(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
+  if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
+  const Value& w = g.values[n.inputs[1]];
+  if (w.is_constant && w.constant.shape.size() != 4) return false;  // 1-D and 3-D convolutions: ref
+  return true;
+}
+
+namespace {
+
+/// The Add after a conv (on its only reader, the next node) whose other operand has the conv
+/// output's shape: fused as a residual into GemmConv's epilogue (before the clamp). Returns the
+/// other operand, or -1.
+int FuseResidual(Compiler& c, int y) {
+  const Node* next = c.NextSoleReader(y);
+  if (!next || next->op != "Add" || !next->domain.empty() || next->inputs.size() != 2 || next->outputs[0] < 0) return -1;
+  const int other = next->inputs[0] == y ? next->inputs[1] : next->inputs[0];
+  if (other == y || other < 0 || c.slot(other).dtype != DType::kFloat32 || c.shape(other) != c.shape(y)) return -1;
+  if (c.slot(next->outputs[0]).dtype != DType::kFloat32) return -1;
+  c.AbsorbNext();
+  c.SetPos(c.pos() + 1);
+  return other;
+}
+
+Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const GemmConvShape& gs, const std::vector<float>& w,
+                  const std::vector<float>& b, int x, int y0, int y, float* placed) {
+  const size_t M = gs.groups * gs.og, Cg = gs.cg, kh = gs.kh, kw = gs.kw;
+  // OIHW -> OHWI (per output channel: [kh][kw][Cg]).
+  std::vector<float> packed(w.size());
+  for (size_t m = 0; m < M; ++m)
+    for (size_t ci = 0; ci < Cg; ++ci)
+      for (size_t k = 0; k < kh * kw; ++k) packed[(m * kh * kw + k) * Cg + ci] = w[(m * Cg + ci) * kh * kw + k];
+  const int64_t dk_h = (int64_t(kh) - 1) * geo.d[1] + 1, dk_w = (int64_t(kw) - 1) * geo.d[2] + 1;
+  XnnConvDesc d;
+  d.pad_top = static_cast<uint32_t>(gs.pt);
+  d.pad_left = static_cast<uint32_t>(gs.pl);
+  d.pad_bottom = static_cast<uint32_t>(std::max<int64_t>(0, int64_t(gs.oh - 1) * geo.s[1] + dk_h - int64_t(gs.ih) - geo.pb[1]));
+  d.pad_right = static_cast<uint32_t>(std::max<int64_t>(0, int64_t(gs.ow - 1) * geo.s[2] + dk_w - int64_t(gs.iw) - geo.pb[2]));
+  d.kh = kh;
+  d.kw = kw;
+  d.stride_h = gs.sh;
+  d.stride_w = gs.sw;
+  d.dil_h = gs.dh;
+  d.dil_w = gs.dw;
+  d.groups = gs.groups;
+  d.group_in = Cg;
+  d.group_out = gs.og;
+  d.in_stride = gs.groups * Cg;
+  d.out_stride = gs.ystride;
+  Result<XnnOp> op = CreateConv2d(d, packed.data(), b.data(), gs.lo, gs.hi);
+  if (!op.ok()) return op.status().With(n.Where());
+  xnn_operator* raw = c.Keep(std::move(op).value());
+  const float* xp = c.In(x, Layout::kNHWC);
+  float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
+  TARE_RETURN_IF_ERROR(SetupConv2d(raw, gs.n, gs.ih, gs.iw, xp, yp, c.pool()->raw()).With(n.Where()));
+  pthreadpool* pool = c.pool()->raw();
+  const std::string where = n.Where();
+  c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+  if (!placed) c.Done(y);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CompileConv(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], wv = n.inputs[1];
+  const int bv = n.inputs.size() > 2 ? n.inputs[2] : -1;
+  const int y0 = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  const Shape& ws = c.shape(wv);
+  const Shape& ys = c.shape(y0);
+  if (xs.size() != 4 || ws.size() != 4 || c.slot(y0).numel() == 0 || c.slot(x).numel() == 0) return c.CompileRef(n);
+  TARE_ASSIGN_OR_RETURN(ConvAttrs at, ConvAttrs::Parse(n));
+  ConvGeometry geo(at, xs, ws, ys);
+  const size_t M = ws[0], Cg = ws[1], kh = ws[2], kw = ws[3], groups = at.group;
+  const size_t per = Cg * kh * kw;
+  std::vector<float> w(c.slot(wv).as<float>(), c.slot(wv).as<float>() + M * per);
+  std::vector<float> b(M, 0.0f);
+  if (bv >= 0) std::copy(c.slot(bv).as<float>(), c.slot(bv).as<float>() + M, b.begin());
+  int y = y0;
+  if (const Node* next = c.NextSoleReader(y); next && IsFoldableBatchNorm(c, *next, y)) {
+    TARE_RETURN_IF_ERROR(FoldBatchNorm(c, *next, &w, &b, per).With(next->Where()));
+    c.AbsorbNext();
+    c.SetPos(c.pos() + 1);
+    y = next->outputs[0];
+  }
+  GemmConvShape gs;
+  gs.n = xs[0];
+  gs.ih = xs[2];
+  gs.iw = xs[3];
+  gs.oh = ys[2];
+  gs.ow = ys[3];
+  gs.kh = kh;
+  gs.kw = kw;
+  gs.sh = geo.s[1];
+  gs.sw = geo.s[2];
+  gs.dh = geo.d[1];
+  gs.dw = geo.d[2];
+  gs.pt = geo.pb[1];
+  gs.pl = geo.pb[2];
+  gs.groups = groups;
+  gs.cg = Cg;
+  gs.og = M / groups;
+  // TARE_CPU_CONV=xnnpack forces XNNPACK (to compare the two paths).
+  static const bool force_xnn = [] {
+    const char* e = std::getenv("TARE_CPU_CONV");
+    return e && std::string(e) == "xnnpack";
+  }();
+  const bool own = !force_xnn && GemmConv::Available() && GemmConv::Worth(gs);
+  const int res = own ? FuseResidual(c, y) : -1;
+  if (res >= 0) y = c.NodeAt(c.pos()).outputs[0];
+  Clamp cl;
+  y = FuseClamp(c, y, &cl);
+  gs.lo = cl.lo;
+  gs.hi = cl.hi;
+  // Written straight into a following channel Concat's output when possible.
+  gs.ystride = M;
+  float* placed = c.PlaceInConcat(y, &gs.ystride);
+  if (!own) return AddXnnConv(c, n, geo, gs, w, b, x, y0, y, placed);
+  auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
+  const float* xp = c.In(x, Layout::kNHWC);
+  const float* rp = res >= 0 ? c.In(res, Layout::kNHWC) : nullptr;
+  std::vector<std::pair<const void*, size_t>> reads = {{xp, c.slot(x).nbytes()}};
+  if (rp) reads.push_back({rp, c.slot(res).nbytes()});
+  float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, reads);
+  gc->Bind(xp, yp, rp);
+  if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
+  c.Hold(gc);
+  const GemmConv* raw = gc.get();
+  ThreadPool* pool = c.pool();
+  c.Add([raw, pool] {
+    raw->Run(pool);
+    return Status::Ok();
+  });
+  if (!placed) c.Done(y);
+  return Status::Ok();
+}
+
+}  // namespace tare::cpu

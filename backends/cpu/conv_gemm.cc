@@ -1,0 +1,154 @@
+// GemmConv (conv_gemm.h): weight packing, the indirection table and the task split; the tile loop
+// is in conv_gemm_avx512.cc.
+#include "backends/cpu/conv_gemm.h"
+
+#include <algorithm>
+
+namespace tare::cpu {
+namespace {
+
+constexpr size_t kMR = 6, kNR = 64;
+/// Taps per K chunk: about this many weights per output channel, so that a chunk of one channel
+/// block (kKc x 64 floats, 256 KiB) stays in L2 while every pixel tile of the task uses it.
+constexpr size_t kKc = 1024;
+/// Pixel tiles per task on one thread (the task's output rows, 96 KiB, stay in L2 across chunks).
+constexpr size_t kTilesPerTask = 64;
+
+}  // namespace
+
+bool GemmConv::Available() {
+#if defined(__x86_64__)
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+#else
+  return false;
+#endif
+}
+
+bool GemmConv::Worth(const GemmConvShape& s) {
+  // Enough terms per output (K = cg * kh * kw) to amortize a tile's set-up and stores, and output
+  // channels filling at least 80% of the 64-wide tiles (XNNPACK's 16-wide tiles waste less on
+  // narrow layers; depthwise convolutions stay on XNNPACK). Measured on MobileNetV2, SqueezeNet
+  // and ResNet-18 layers (AVX-512, one thread): K = 16 or 24, or 96 or 144 output channels, run
+  // faster on XNNPACK.
+  const size_t blocks = (s.og + kNR - 1) / kNR;
+  return s.cg * s.kh * s.kw >= 32 && s.og * 5 >= blocks * kNR * 4;
+}
+
+GemmConv::GemmConv(const GemmConvShape& s, const float* w, const float* bias) : s_(s) {
+  nblocks_ = (s.og + kNR - 1) / kNR;
+  taps_ = s.kh * s.kw;
+  merged_ = s.groups == 1 && s.cg < 16 && s.dw == 1 && s.kw > 1;
+  ktaps_ = merged_ ? s.kh : taps_;
+  kcg_ = merged_ ? s.kw * s.cg : s.cg;
+  chunk_taps_ = std::max<size_t>(1, kKc / kcg_);
+  w_ = Buffer<float>(s.groups * nblocks_ * taps_ * s.cg * kNR);
+  bias_ = Buffer<float>(s.groups * nblocks_ * kNR);
+  zeros_ = Buffer<float>(s.groups * s.cg * s.kw + 16);
+  if (!w_.data() || !bias_.data()) return;  // ok() reports it
+  for (size_t g = 0; g < s.groups; ++g)
+    for (size_t o = 0; o < s.og; ++o) {
+      const size_t m = g * s.og + o, nb = o / kNR, j = o % kNR;
+      float* dst = w_.data() + (g * nblocks_ + nb) * taps_ * s.cg * kNR;
+      for (size_t c = 0; c < s.cg; ++c)
+        for (size_t t = 0; t < taps_; ++t) dst[(t * s.cg + c) * kNR + j] = w[(m * s.cg + c) * taps_ + t];
+      if (bias) bias_[(g * nblocks_ + nb) * kNR + j] = bias[m];
+    }
+}
+
+bool GemmConv::ok() const {
+  return w_.data() && bias_.data() && zeros_.data() && (tiles_ == 0 || ind_.data()) && (!merged_ || padded_.data());
+}
+
+void GemmConv::Bind(const float* x, float* y, const float* residual) {
+  const GemmConvShape& s = s_;
+  const size_t pixels = s.n * s.oh * s.ow, C = s.groups * s.cg;
+  tiles_ = (pixels + kMR - 1) / kMR;
+  ind_ = Buffer<const float*>(tiles_ * ktaps_ * kMR);
+  if (!w_.data() || !zeros_.data() || !ind_.data()) return;  // ok() reports it
+  for (size_t i = 0; i < ind_.size(); ++i) ind_[i] = zeros_.data();
+  x_ = x;
+  y_ = y;
+  res_ = residual;
+  if (merged_) {
+    // Padded extent: every tap of every output pixel lands inside it.
+    hp_ = std::max(s.ih + s.pt, (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+    wp_ = std::max(s.iw + s.pl, (s.ow - 1) * s.sw + s.kw);
+    padded_ = Buffer<float>(s.n * hp_ * wp_ * C + 16);
+    if (!padded_.data()) return;
+    for (size_t p = 0; p < pixels; ++p) {
+      const size_t n = p / (s.oh * s.ow), oy = p / s.ow % s.oh, ox = p % s.ow;
+      for (size_t ky = 0; ky < s.kh; ++ky)
+        ind_[((p / kMR) * ktaps_ + ky) * kMR + p % kMR] =
+            padded_.data() + ((n * hp_ + oy * s.sh + ky * s.dh) * wp_ + ox * s.sw) * C;
+    }
+    return;
+  }
+  for (size_t p = 0; p < pixels; ++p) {
+    const size_t tile = p / kMR, i = p % kMR;
+    const size_t n = p / (s.oh * s.ow), oy = p / s.ow % s.oh, ox = p % s.ow;
+    for (size_t ky = 0; ky < s.kh; ++ky)
+      for (size_t kx = 0; kx < s.kw; ++kx) {
+        const int64_t iy = int64_t(oy * s.sh + ky * s.dh) - int64_t(s.pt);
+        const int64_t ix = int64_t(ox * s.sw + kx * s.dw) - int64_t(s.pl);
+        if (iy < 0 || ix < 0 || iy >= int64_t(s.ih) || ix >= int64_t(s.iw)) continue;
+        ind_[(tile * taps_ + ky * s.kw + kx) * kMR + i] = x + ((n * s.ih + size_t(iy)) * s.iw + size_t(ix)) * C;
+      }
+  }
+}
+
+void GemmConv::Run(const ThreadPool* pool) const {
+  const GemmConvShape& s = s_;
+  const size_t pixels = s.n * s.oh * s.ow;
+  if (merged_) {  // the input rows into the padded buffer (its borders stay zero)
+    const size_t C = s.cg, row = s.iw * C;
+    float* dst = const_cast<float*>(padded_.data());
+    const float* src = x_;
+    const size_t hp = hp_, wp = wp_, pt = s.pt, pl = s.pl, ih = s.ih;
+    pool->ParallelFor(s.n * ih, 64, [=](size_t b, size_t e) {
+      for (size_t r = b; r < e; ++r) {
+        const size_t n = r / ih, y = r % ih;
+        std::copy(src + r * row, src + (r + 1) * row, dst + ((n * hp + y + pt) * wp + pl) * C);
+      }
+    });
+  }
+  // Tasks: (group, channel block, run of pixel tiles); every output element belongs to one task.
+  size_t per = std::min(kTilesPerTask, tiles_);
+  const size_t threads = static_cast<size_t>(pool->threads());
+  if (threads > 1) {
+    const size_t want = 4 * threads;  // enough tasks to balance
+    const size_t outer = s.groups * nblocks_;
+    if (outer < want) per = std::max<size_t>(1, std::min(per, (tiles_ * outer + want - 1) / want));
+  }
+  const size_t runs = (tiles_ + per - 1) / per;
+  const size_t M = s.ystride ? s.ystride : s.groups * s.og;
+  pool->ParallelFor(s.groups * nblocks_ * runs, 1, [&](size_t b, size_t e) {
+    for (size_t task = b; task < e; ++task) {
+      const size_t gb = task / runs, run = task % runs;
+      const size_t g = gb / nblocks_, nb = gb % nblocks_;
+      GemmConvTask k;
+      k.ind = ind_.data();
+      k.w = w_.data() + gb * taps_ * s.cg * kNR;
+      k.bias = bias_.data() + gb * kNR;
+      k.y = y_ + g * s.og + nb * kNR;
+      k.res = res_ ? res_ + g * s.og + nb * kNR : nullptr;
+      k.ystride = M;
+      k.rstride = s.groups * s.og;
+      k.nvalid = std::min(kNR, s.og - nb * kNR);
+      k.taps = ktaps_;
+      k.cg = kcg_;
+      k.coff = g * s.cg;
+      k.chunk_taps = chunk_taps_;
+      k.pixels = pixels;
+      k.t0 = run * per;
+      k.t1 = std::min(tiles_, k.t0 + per);
+      k.lo = s.lo;
+      k.hi = s.hi;
+#if defined(__x86_64__)
+      GemmConvAvx512(k);
+#endif
+    }
+  });
+}
+
+}  // namespace tare::cpu

@@ -1,0 +1,77 @@
+// The backend's own convolution for AVX-512 machines (NHWC, float32): an implicit GEMM over
+// output pixels x output channels with a 6 x 64 register tile (24 zmm accumulators; XNNPACK's
+// 2022 AVX-512 kernels use 7 x 16, which keeps the FMA units about 85% busy). Per output element
+// the sum is acc = bias, then acc = fma(x, w, acc) over taps (kernel rows, then columns) and, per
+// tap, input channels in order: one rounding per term, as a dot product; within the op's budget.
+// Each output element is computed by one task in that fixed order, so the result does not depend
+// on the thread count.
+// Chosen at run time: GemmConv::Available() (the CPU has AVX-512F); otherwise the caller uses
+// XNNPACK, which dispatches itself. conv_gemm_avx512.cc is the only file built with -mavx512f.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/buffer.h"
+#include "backends/cpu/threadpool.h"
+
+namespace tare::cpu {
+
+struct GemmConvShape {
+  size_t n = 1, ih = 1, iw = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0;
+  size_t groups = 1, cg = 1, og = 1;  // input and output channels per group
+  float lo = 0, hi = 0;               // output clamp
+  size_t ystride = 0;                 // output pixel stride in floats (0: groups * og)
+};
+
+class GemmConv {
+ public:
+  /// True when this CPU can run it (AVX-512F).
+  static bool Available();
+  /// Whether it should be preferred to XNNPACK for this shape (enough channels to fill its tiles).
+  static bool Worth(const GemmConvShape& s);
+  /// Packs the weights (OIHW, [groups * og][cg][kh][kw]) and bias (groups * og, may be null).
+  GemmConv(const GemmConvShape& s, const float* w_oihw, const float* bias);
+  /// Binds the input (NHWC, n x ih x iw x groups*cg), the output (NHWC, n x oh x ow x groups*og)
+  /// and an optional residual of the output's shape, added before the clamp; builds the
+  /// indirection table of input pixel pointers.
+  void Bind(const float* x, float* y, const float* residual);
+  /// False when a buffer could not be allocated (after the constructor and Bind).
+  bool ok() const;
+  /// Computes y; tasks split over the pool.
+  void Run(const ThreadPool* pool) const;
+
+ private:
+  GemmConvShape s_;
+  size_t nblocks_ = 0, tiles_ = 0, taps_ = 0, chunk_taps_ = 1;
+  // Narrow inputs (groups == 1, cg < 16, dw == 1): the input is copied into a zero-padded buffer
+  // at each run, so the kw taps of a kernel row are kw * cg contiguous floats: one tap per row.
+  bool merged_ = false;
+  size_t ktaps_ = 0, kcg_ = 0;  // taps and channels per tap as the tile loop sees them
+  size_t hp_ = 0, wp_ = 0;      // padded input dims
+  Buffer<float> padded_;
+  const float* x_ = nullptr;
+  Buffer<float> w_;                    // [groups][nblocks][taps][cg][64]
+  Buffer<float> bias_;                 // [groups][nblocks][64]
+  Buffer<float> zeros_;                // padding taps read these
+  Buffer<const float*> ind_;           // [tiles][taps][6] input pixel pointers (group 0)
+  float* y_ = nullptr;
+  const float* res_ = nullptr;
+};
+
+/// The AVX-512 tile loop (conv_gemm_avx512.cc): output rows of pixel tiles [t0, t1) for output
+/// channel block nb of group g, taps chunked by `chunk_taps`.
+struct GemmConvTask {
+  const float* const* ind;  // [tiles][taps][6]
+  const float* w;           // this group's and block's packed weights [taps][cg][64]
+  const float* bias;        // [64]
+  float* y;                 // output, pixel p at y + p * ystride (already offset to the block)
+  const float* res;         // residual (or null), pixel p at res + p * rstride
+  size_t rstride;
+  size_t ystride, nvalid, taps, cg, coff, chunk_taps, pixels;
+  size_t t0, t1;
+  float lo, hi;
+};
+void GemmConvAvx512(const GemmConvTask& task);
+
+}  // namespace tare::cpu

@@ -1,0 +1,194 @@
+// Elementwise ops of the cpu backend, in whichever layout their input is held (NHWC inside an
+// NHWC region, plain otherwise):
+//   Relu, Clip, LeakyRelu, HardSwish, Identity, Dropout (inference), BatchNormalization
+//     (inference): own loops, the reference's operations in the same order (bit-identical to
+//     `ref`; NaN handled as the reference does), split over the thread pool.
+//   Sigmoid: XNNPACK (a rational/polynomial approximation, within the op's budget).
+//   (Add, Sub, Mul, Div: binary.cc.)
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cpu/ops.h"
+
+namespace tare::cpu {
+namespace {
+
+constexpr size_t kTile = size_t(1) << 14;
+
+template <class F>
+void Map(Compiler& c, const float* x, float* y, size_t n, F f) {
+  ThreadPool* pool = c.pool();
+  c.Add([=] {
+    pool->ParallelFor(n, kTile, [=](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) y[i] = f(x[i]);
+    });
+    return Status::Ok();
+  });
+}
+
+/// The layout an elementwise op works in: its input's, preferring NHWC when held.
+Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC : Layout::kPlain; }
+
+}  // namespace
+
+bool IsF32(const Graph& g, int v) {
+  // Converters may leave intermediate dtypes to inference: unknown passes here, and Compile runs
+  // the reference for a node whose tensors turn out not to be float32.
+  return v >= 0 && (g.values[v].dtype == DType::kFloat32 || g.values[v].dtype == DType::kUndefined);
+}
+bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
+
+Clamp ClipBounds(const Compiler& c, const Node& n) {
+  Clamp cl;
+  if (n.inputs.size() > 1 && n.inputs[1] >= 0) cl.lo = static_cast<float>(ReadDouble(c.slot(n.inputs[1]), 0));
+  if (n.inputs.size() > 2 && n.inputs[2] >= 0) cl.hi = static_cast<float>(ReadDouble(c.slot(n.inputs[2]), 0));
+  return cl;
+}
+
+int FuseClamp(Compiler& c, int v, Clamp* cl) {
+  const Node* next = c.NextSoleReader(v);
+  if (!next || !next->domain.empty() || next->inputs[0] != v) return v;
+  Clamp k;
+  if (next->op == "Relu") {
+    k.lo = 0;
+    k.nan_to_lo = true;
+  } else if (next->op == "Clip") {
+    for (size_t i = 1; i < next->inputs.size(); ++i)
+      if (next->inputs[i] >= 0 && (!c.IsConst(next->inputs[i]) || c.slot(next->inputs[i]).dtype != DType::kFloat32))
+        return v;
+    k = ClipBounds(c, *next);
+    if (std::isnan(k.lo) || std::isnan(k.hi) || k.lo > k.hi) return v;
+  } else {
+    return v;
+  }
+  if (cl->active) return v;  // one absorbed clamp per producer
+  *cl = k;
+  cl->active = true;
+  c.AbsorbNext();
+  c.SetPos(c.pos() + 1);
+  return next->outputs[0];
+}
+
+bool SupportsUnary(const Node& n, const Graph& g, const GraphInfo& info) {
+  const std::string& op = n.op;
+  if (n.inputs.empty() || !IsF32(g, n.inputs[0]) || n.outputs.empty()) return false;
+  if (op == "Clip") {
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] >= 0 && (!Known(info, n.inputs[i]) || !IsF32(g, n.inputs[i]))) return false;
+    return true;
+  }
+  if (op == "Dropout") {
+    // Inference only: no mask output, training_mode absent or known (checked by inference).
+    if (n.outputs.size() > 1 && n.outputs[1] >= 0) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+    return true;
+  }
+  return (op == "Relu" || op == "LeakyRelu" || op == "HardSwish" || op == "Sigmoid" || op == "Identity") &&
+         n.NumInputs() == 1;
+}
+
+Status CompileUnary(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  if (count == 0) return c.CompileRef(n);
+  const Layout l = Preferred(c, x);
+  const float* xp = c.In(x, l);
+  float* yp = c.Out(y, l);
+  const std::string& op = n.op;
+  if (op == "Relu") {
+    Map(c, xp, yp, count, [](float v) { return v > 0 ? v : 0.0f; });
+  } else if (op == "Clip") {
+    const Clamp cl = ClipBounds(c, n);
+    const float lo = cl.lo, hi = cl.hi;
+    Map(c, xp, yp, count, [lo, hi](float v) { return v < lo ? lo : v > hi ? hi : v; });
+  } else if (op == "LeakyRelu") {
+    TARE_ASSIGN_OR_RETURN(float alpha, n.GetFloat("alpha", 0.01f));
+    Map(c, xp, yp, count, [alpha](float v) { return v < 0 ? alpha * v : v; });
+  } else if (op == "HardSwish") {
+    Map(c, xp, yp, count, [](float v) {
+      float s = v / 6.0f;
+      s = s + 0.5f;
+      s = s < 0 ? 0.0f : s > 1 ? 1.0f : s;
+      return v * s;
+    });
+  } else if (op == "Sigmoid") {
+    Result<XnnOp> made = CreateUnary(XnnUnary::kSigmoid);
+    if (!made.ok()) return made.status().With(n.Where());
+    xnn_operator* raw = c.Keep(std::move(made).value());
+    pthreadpool* pool = c.pool()->raw();
+    TARE_RETURN_IF_ERROR(SetupUnary(raw, XnnUnary::kSigmoid, count, xp, yp, pool).With(n.Where()));
+    const std::string where = n.Where();
+    c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+  } else {  // Identity, Dropout
+    ThreadPool* pool = c.pool();
+    c.Add([=] { CopyFloats(xp, yp, count, pool); return Status::Ok(); });
+  }
+  c.Done(y);
+  return Status::Ok();
+}
+
+bool SupportsBatchNorm(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.inputs.size() != 5 || !IsF32(g, n.inputs[0])) return false;
+  for (size_t i = 1; i < 5; ++i)
+    if (!Known(info, n.inputs[i])) return false;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return false;
+  return true;
+}
+
+Status CompileBatchNorm(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& s = c.shape(x);
+  if (c.slot(x).numel() == 0) return c.CompileRef(n);
+  TARE_ASSIGN_OR_RETURN(float eps, n.GetFloat("epsilon", 1e-5f));
+  const size_t C = s[1];
+  size_t inner = 1;
+  for (size_t i = 2; i < s.size(); ++i) inner *= s[i];
+  const size_t outer = s[0];
+  // Per channel, as the reference: den = sqrt(var + eps); y = ((x - mean) / den) * scale + B.
+  auto params = std::make_shared<std::vector<float>>(4 * C);
+  float* p = params->data();
+  for (size_t ch = 0; ch < C; ++ch) {
+    p[4 * ch] = c.slot(n.inputs[3]).as<float>()[ch];
+    p[4 * ch + 1] = std::sqrt(c.slot(n.inputs[4]).as<float>()[ch] + eps);
+    p[4 * ch + 2] = c.slot(n.inputs[1]).as<float>()[ch];
+    p[4 * ch + 3] = c.slot(n.inputs[2]).as<float>()[ch];
+  }
+  const Layout l = Preferred(c, x);
+  const float* xp = c.In(x, l);
+  float* yp = c.Out(y, l);
+  ThreadPool* pool = c.pool();
+  const bool nhwc = l == Layout::kNHWC && c.LayoutMatters(x);
+  // Rows: (n, c) planes of `inner` elements (plain) or pixels of C channels (NHWC).
+  const size_t rows = nhwc ? outer * inner : outer * C, row_len = nhwc ? C : inner;
+  c.Add([=] {
+    const float* q = params->data();
+    pool->ParallelFor(rows, std::max<size_t>(1, kTile / std::max<size_t>(1, row_len)), [=](size_t b, size_t e) {
+      for (size_t r = b; r < e; ++r) {
+        const float* xr = xp + r * row_len;
+        float* yr = yp + r * row_len;
+        if (nhwc) {
+          for (size_t ch = 0; ch < row_len; ++ch) {
+            const float* k = q + 4 * ch;
+            float v = (xr[ch] - k[0]) / k[1];
+            v = v * k[2];
+            yr[ch] = v + k[3];
+          }
+        } else {
+          const float* k = q + 4 * (r % C);
+          for (size_t i = 0; i < row_len; ++i) {
+            float v = (xr[i] - k[0]) / k[1];
+            v = v * k[2];
+            yr[i] = v + k[3];
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  });
+  c.Done(y);
+  return Status::Ok();
+}
+
+}  // namespace tare::cpu

@@ -1,0 +1,137 @@
+#include "backends/cpu/xnn_adapter.h"
+
+#include <xnnpack.h>
+
+#include <mutex>
+#include <string>
+
+namespace tare::cpu {
+namespace {
+
+static_assert(kXnnExtraBytes == XNN_EXTRA_BYTES, "XNN_EXTRA_BYTES changed");
+
+const char* StatusName(xnn_status s) {
+  switch (s) {
+    case xnn_status_success: return "success";
+    case xnn_status_uninitialized: return "uninitialized";
+    case xnn_status_invalid_parameter: return "invalid parameter";
+    case xnn_status_invalid_state: return "invalid state";
+    case xnn_status_unsupported_parameter: return "unsupported parameter";
+    case xnn_status_unsupported_hardware: return "unsupported hardware";
+    case xnn_status_out_of_memory: return "out of memory";
+  }
+  return "unknown status";
+}
+
+Status Check(xnn_status s, const char* fn) {
+  if (s == xnn_status_success) return Status::Ok();
+  return Status::Error(std::string("XNNPACK ") + fn + " failed: " + StatusName(s));
+}
+
+Result<XnnOp> Made(xnn_status s, xnn_operator_t op, const char* fn) {
+  if (s != xnn_status_success) {
+    if (op) xnn_delete_operator(op);
+    return Check(s, fn);
+  }
+  return XnnOp(op);
+}
+
+}  // namespace
+
+void XnnDeleter::operator()(xnn_operator* op) const {
+  if (op) xnn_delete_operator(op);
+}
+
+Status XnnInit() {
+  static xnn_status status = xnn_status_uninitialized;
+  static std::once_flag once;
+  std::call_once(once, [] { status = xnn_initialize(nullptr); });
+  return Check(status, "xnn_initialize");
+}
+
+Result<XnnOp> CreateConv2d(const XnnConvDesc& d, const float* kernel, const float* bias, float lo, float hi) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_convolution2d_nhwc_f32(d.pad_top, d.pad_right, d.pad_bottom, d.pad_left, d.kh, d.kw,
+                                                   d.stride_h, d.stride_w, d.dil_h, d.dil_w, d.groups, d.group_in,
+                                                   d.group_out, d.in_stride, d.out_stride, kernel, bias, lo, hi, 0, &op);
+  return Made(s, op, "create_convolution2d_nhwc_f32");
+}
+
+Status SetupConv2d(xnn_operator* op, size_t n, size_t h, size_t w, const float* x, float* y, pthreadpool* pool) {
+  return Check(xnn_setup_convolution2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_convolution2d_nhwc_f32");
+}
+
+Result<XnnOp> CreateFullyConnected(size_t in_ch, size_t out_ch, const float* kernel, bool in_out_kernel,
+                                   const float* bias, float lo, float hi) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_fully_connected_nc_f32(in_ch, out_ch, in_ch, out_ch, kernel, bias, lo, hi,
+                                                   in_out_kernel ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0, &op);
+  return Made(s, op, "create_fully_connected_nc_f32");
+}
+
+Status SetupFullyConnected(xnn_operator* op, size_t batch, const float* x, float* y, pthreadpool* pool) {
+  return Check(xnn_setup_fully_connected_nc_f32(op, batch, x, y, pool), "setup_fully_connected_nc_f32");
+}
+
+Result<XnnOp> CreateMaxPool2d(const XnnPoolDesc& d, float lo, float hi) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_max_pooling2d_nhwc_f32(d.pad_top, d.pad_right, d.pad_bottom, d.pad_left, d.kh, d.kw,
+                                                   d.stride_h, d.stride_w, d.dil_h, d.dil_w, d.channels, d.channels,
+                                                   d.channels, lo, hi, 0, &op);
+  return Made(s, op, "create_max_pooling2d_nhwc_f32");
+}
+
+Result<XnnOp> CreateAvgPool2d(const XnnPoolDesc& d, float lo, float hi) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_average_pooling2d_nhwc_f32(d.pad_top, d.pad_right, d.pad_bottom, d.pad_left, d.kh, d.kw,
+                                                       d.stride_h, d.stride_w, d.channels, d.channels, d.channels,
+                                                       lo, hi, 0, &op);
+  return Made(s, op, "create_average_pooling2d_nhwc_f32");
+}
+
+Status SetupPool2d(xnn_operator* op, bool is_max, size_t n, size_t h, size_t w, const float* x, float* y,
+                   pthreadpool* pool) {
+  if (is_max) return Check(xnn_setup_max_pooling2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_max_pooling2d_nhwc_f32");
+  return Check(xnn_setup_average_pooling2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_average_pooling2d_nhwc_f32");
+}
+
+Result<XnnOp> CreateGlobalAvgPool(size_t channels, float lo, float hi) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, lo, hi, 0, &op);
+  return Made(s, op, "create_global_average_pooling_nwc_f32");
+}
+
+Status SetupGlobalAvgPool(xnn_operator* op, size_t batch, size_t width, const float* x, float* y, pthreadpool* pool) {
+  return Check(xnn_setup_global_average_pooling_nwc_f32(op, batch, width, x, y, pool),
+               "setup_global_average_pooling_nwc_f32");
+}
+
+Result<XnnOp> CreateUnary(XnnUnary kind) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_status_invalid_parameter;
+  switch (kind) {
+    case XnnUnary::kSigmoid: s = xnn_create_sigmoid_nc_f32(1, 1, 1, 0, &op); break;
+  }
+  return Made(s, op, "create_unary_nc_f32");
+}
+
+Status SetupUnary(xnn_operator* op, XnnUnary kind, size_t count, const float* x, float* y, pthreadpool* pool) {
+  switch (kind) {
+    case XnnUnary::kSigmoid: return Check(xnn_setup_sigmoid_nc_f32(op, count, x, y, pool), "setup_sigmoid_nc_f32");
+  }
+  return Status::Error("unknown unary op");
+}
+
+Result<XnnOp> CreateSoftmax(size_t channels) {
+  xnn_operator_t op = nullptr;
+  xnn_status s = xnn_create_softmax_nc_f32(channels, channels, channels, 0, &op);
+  return Made(s, op, "create_softmax_nc_f32");
+}
+
+Status SetupSoftmax(xnn_operator* op, size_t rows, const float* x, float* y, pthreadpool* pool) {
+  return Check(xnn_setup_softmax_nc_f32(op, rows, x, y, pool), "setup_softmax_nc_f32");
+}
+
+Status RunXnn(xnn_operator* op, pthreadpool* pool) { return Check(xnn_run_operator(op, pool), "run_operator"); }
+
+}  // namespace tare::cpu

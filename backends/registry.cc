@@ -1,0 +1,34 @@
+// The backends built into this binary: CreateBackend / AvailableBackends (backends/backend.h).
+#include "backends/backend.h"
+
+#ifdef TARE_WITH_CPU
+#include "backends/cpu/cpu_backend.h"
+#endif
+
+namespace tare {
+
+/// Defined in backends/ref/ref_backend.cc: `ref` (kFloat32) or `ref64` (kFloat64).
+std::unique_ptr<Backend> CreateRefBackend(DType compute);
+
+std::vector<std::string> AvailableBackends() {
+  std::vector<std::string> names = {"ref64", "ref"};
+#ifdef TARE_WITH_CPU
+  names.push_back("cpu");
+#endif
+  return names;
+}
+
+Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
+  if (name == "ref") return CreateRefBackend(DType::kFloat32);
+  if (name == "ref64") return CreateRefBackend(DType::kFloat64);
+#ifdef TARE_WITH_CPU
+  if (name == "cpu") return cpu::CreateCpuBackend();
+#endif
+  std::string avail;
+  for (const std::string& b : AvailableBackends()) avail += (avail.empty() ? "" : ", ") + b;
+  if (name == "cpu" || name == "onednn" || name == "vulkan")
+    return Status::Error("backend '" + name + "' is not built into this binary (available: " + avail + ")");
+  return Status::Error("unknown backend '" + name + "' (available: " + avail + ")");
+}
+
+}  // namespace tare
