@@ -433,6 +433,47 @@ int64_t Argmax(const Tensor& t, int64_t row, int64_t classes, double* margin = n
   return best;
 }
 
+// Data-set mode's HTML page (no scripts, no network): accuracy of every run, and per pair of runs
+// the flips by attribution and the first 50 flips.
+std::string DataSetHtml(const json& report) {
+  std::string h = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>tare compare (data set)</title><style>"
+                  "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                  "padding:2px 6px;font-size:13px}</style></head><body><h1>tare compare: " +
+                  std::to_string(report["items"].get<int64_t>()) + " data-set items</h1><h2>Accuracy</h2><table><tr><th>run</th>"
+                  "<th>model</th><th>kind</th><th>accuracy</th><th>correct</th><th>NaN items</th></tr>";
+  for (const json& r : report["runs"]) {
+    char acc[32];
+    std::snprintf(acc, sizeof acc, "%.4f", r["accuracy"].get<double>());
+    h += "<tr><td>" + Esc(r["run"].get<std::string>()) + "</td><td>" + Esc(r["model"].get<std::string>()) + "</td><td>" +
+         Esc(r["kind"].get<std::string>()) + "</td><td>" + acc + "</td><td>" + std::to_string(r["correct"].get<int64_t>()) +
+         "</td><td>" + std::to_string(r["nan_items"].get<int64_t>()) + "</td></tr>";
+  }
+  h += "</table><h2>Top-1 flips between runs</h2><table><tr><th>a</th><th>b</th><th>flips</th><th>attribution</th></tr>";
+  for (const json& p : report["pairs"]) {
+    std::string why;
+    for (const auto& [reason, count] : p["by_attribution"].items())
+      why += (why.empty() ? "" : "<br>") + std::to_string(count.get<int64_t>()) + " " + Esc(reason);
+    h += "<tr><td>" + Esc(p["a"].get<std::string>()) + "</td><td>" + Esc(p["b"].get<std::string>()) + "</td><td>" +
+         std::to_string(p["flips"].size()) + "</td><td>" + why + "</td></tr>";
+  }
+  h += "</table>";
+  for (const json& p : report["pairs"]) {
+    if (p["flips"].empty()) continue;
+    h += "<h3>" + Esc(p["a"].get<std::string>()) + " vs " + Esc(p["b"].get<std::string>()) +
+         "</h3><table><tr><th>item</th><th>label</th><th>a</th><th>b</th><th>attribution</th></tr>";
+    size_t shown = 0;
+    for (const json& f : p["flips"]) {
+      if (++shown > 50) break;
+      h += "<tr><td>" + std::to_string(f["item"].get<int64_t>()) + "</td><td>" + std::to_string(f["label"].get<int64_t>()) +
+           "</td><td>" + std::to_string(f["a"].get<int64_t>()) + "</td><td>" + std::to_string(f["b"].get<int64_t>()) + "</td><td>" +
+           Esc(f["attribution"].get<std::string>()) + "</td></tr>";
+    }
+    h += "</table>";
+    if (p["flips"].size() > 50) h += "<p>... " + std::to_string(p["flips"].size() - 50) + " more in the JSON report</p>";
+  }
+  return h + "</body></html>\n";
+}
+
 // A model in data-set mode.
 struct DsModel {
   std::string label;
@@ -459,7 +500,6 @@ Tensor MakeBatch(const DataSet& ds, int64_t start, const Shape& shape) {
 // floor (tare's backends) or a framework computing difference (a framework involved); otherwise the
 // models differ at the first diverging layer on that item.
 int DataSetMode(const CompareArgs& args) {
-  if (!args.html.empty()) return Fail("--html is not available with --dataset (use --json)");
   if (!args.inputs.empty()) return Fail("--input is not used with --dataset: the items come from the data set");
   Result<DataSet> dsr = LoadDataSet(args.dataset);
   if (!dsr.ok()) return Fail(dsr.status().message());
@@ -616,6 +656,12 @@ int DataSetMode(const CompareArgs& args) {
         std::printf("  ... %zu more flips%s\n", lines.size() - shown, args.json.empty() ? " (--json lists them all)" : " in the JSON report");
       report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}, {"by_attribution", by_reason}});
     }
+  }
+  if (!args.html.empty()) {
+    std::ofstream f(args.html);
+    if (!f) return Fail("cannot write '" + args.html + "'");
+    f << DataSetHtml(report);
+    if (!f) return Fail("error writing '" + args.html + "'");
   }
   if (!args.json.empty()) {
     std::ofstream f(args.json);

@@ -49,7 +49,7 @@ PY
 # tare attributes to the pool2 change.
 "$TARE" compare --model "$FIX/model.onnx" --expect "pytorch=$E/pytorch" --model "$FIX/variants/altered_pool.onnx" \
   --expect "ort_altered_pool=$E/ort_altered_pool" --model "$FIX/variants/tfstyle.onnx" --backends ref64 \
-  --dataset "npy:$FIX/dataset" --json "$WORK/ds.json" > "$WORK/ds.txt" 2> "$WORK/ds.err"
+  --dataset "npy:$FIX/dataset" --json "$WORK/ds.json" --html "$WORK/ds.html" > "$WORK/ds.txt" 2> "$WORK/ds.err"
 check ds.txt "accuracy pytorch                              0.8281 (53/64)"
 check ds.txt "accuracy model.onnx ref64                     0.8281 (53/64)"
 check ds.txt "accuracy tfstyle.onnx ref64                   0.8281 (53/64)"
@@ -61,6 +61,9 @@ check ds.txt "flips altered_pool.onnx ref64 vs tfstyle.onnx ref64: 22 (22 models
 check ds.txt "flips model.onnx ref64 vs tfstyle.onnx ref64: 0"
 check ds.txt "flips model.onnx ref64 vs pytorch: 0"
 check ds.txt "  item 0 (label 9): 9 -> 5"
+grep -qF "<td>22</td><td>22 models differ at /pool2/AveragePool / /pool2/AveragePool</td>" "$WORK/ds.html" ||
+  { echo "FAIL: data-set HTML"; exit 1; }
+if grep -qiE "<script|src=|href=" "$WORK/ds.html"; then echo "FAIL: data-set HTML is not self-contained"; exit 1; fi
 # Progress goes to a terminal only: nothing on stderr here.
 [ ! -s "$WORK/ds.err" ] || { cat "$WORK/ds.err"; echo "FAIL: stderr"; exit 1; }
 echo "1 passed, 0 failed"
