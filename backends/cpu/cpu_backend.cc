@@ -38,6 +38,8 @@ const std::vector<OpImpl>& CpuOps() {
       {"Concat", SupportsConcat, CompileConcat},
       {"Transpose", SupportsTranspose, CompileTranspose},
       {"Pad", SupportsPad, CompilePad},
+      {"LSTM", SupportsRnn, CompileRnn},
+      {"GRU", SupportsRnn, CompileRnn},
   };
   return ops;
 }

@@ -66,5 +66,7 @@ bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileTranspose(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
+bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileRnn(Compiler& c, const Node& n);
 
 }  // namespace tare::cpu

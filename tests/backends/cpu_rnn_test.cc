@@ -1,0 +1,188 @@
+// LSTM and GRU on the cpu backend (backends/cpu/rnn.cc) against ref64 on random cases (seeded):
+// all directions, batch > 1, odd hidden sizes, with and without biases, initial states (as weights
+// or as run-time graph inputs) and peepholes, GRU linear_before_reset 0 and 1; 1 and 2 threads;
+// bit-identical repeated runs. Reference values come from ref64 (double, the specification). The
+// budget is the op's (runtime/ops/specs.h kBudgetRnn: (16 + K) eps per step, K = input + hidden
+// size), times S steps, on the scale max(1, |y|) (hidden states are in (-1, 1); cells grow by at
+// most 1 per step).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "tests/ops/op_test_util.h"
+
+using namespace tare;
+using namespace tare::test;
+
+namespace {
+
+constexpr double kEps32 = 1.0 / (1 << 24);
+
+Tensor Rand(const Shape& s, std::mt19937& g, double lo = -1, double hi = 1) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = static_cast<float>(u(g));
+  return F32(s, v);
+}
+
+int Rnd(std::mt19937& g, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+
+std::string PlacementOf(const Session& s, const std::string& node) {
+  for (const auto& [name, backend] : s.Placement())
+    if (name == node) return backend;
+  return "?";
+}
+
+/// Runs `node` on cpu as a one-node graph: X (input 0) and the inputs listed in `runtime` are
+/// graph inputs, the others constants. Returns the outputs (checks the node ran on cpu).
+std::vector<Tensor> RunCpu(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
+                           int threads, int repeats) {
+  auto g = std::make_shared<Graph>();
+  Node n = node;
+  n.name = "rnn";
+  n.inputs.clear();
+  std::vector<NamedTensor> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.data) {
+      n.inputs.push_back(-1);
+      continue;
+    }
+    Value v;
+    v.name = "in" + std::to_string(i);
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.has_shape = true;
+    const bool rt = i == 0 || std::find(runtime.begin(), runtime.end(), i) != runtime.end();
+    if (!rt) {
+      v.is_constant = true;
+      v.constant = t;
+    }
+    n.inputs.push_back(g->AddValue(v));
+    if (rt) {
+      g->inputs.push_back(n.inputs.back());
+      feeds.push_back({v.name, t});
+    }
+  }
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    Value v;
+    v.name = "out" + std::to_string(o);
+    v.dtype = DType::kFloat32;
+    n.outputs[o] = g->AddValue(v);
+    g->outputs.push_back(n.outputs[o]);
+  }
+  g->nodes.push_back(n);
+  SessionOptions opts;
+  opts.backends = {"cpu"};
+  opts.threads = threads;
+  Result<std::unique_ptr<Session>> s = Session::Create(g, opts);
+  if (!s.ok()) FAIL(s.status().message());
+  CHECK(PlacementOf(**s, "rnn") == "cpu");
+  std::vector<Tensor> first;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<NamedTensor> outs;
+    Status st = (*s)->Run(feeds, &outs);
+    if (!st.ok()) FAIL(st.message());
+    if (r == 0) {
+      for (NamedTensor& o : outs) first.push_back(o.tensor);
+      continue;
+    }
+    REQUIRE(outs.size() == first.size());
+    for (size_t o = 0; o < outs.size(); ++o)
+      CHECK(std::memcmp(outs[o].tensor.data, first[o].data, first[o].nbytes()) == 0);
+  }
+  return first;
+}
+
+/// One random case of `op` checked against ref64 on 1 and 2 threads.
+void CheckCase(std::mt19937& rng, const std::string& op, const std::string& dir, int it) {
+  const bool lstm = op == "LSTM";
+  const int64_t G = lstm ? 4 : 3, nd = dir == "bidirectional" ? 2 : 1;
+  const int64_t S = Rnd(rng, 1, 7), B = Rnd(rng, 1, 4), I = Rnd(rng, 1, 19), H = 2 * Rnd(rng, 0, 12) + 1;
+  const bool bias = it % 2 == 0, states = it % 3 != 0, runtime_states = it % 3 == 2, peep = lstm && it % 4 == 1;
+  const int lbr = it % 2;
+  CAPTURE(op);
+  CAPTURE(dir);
+  CAPTURE(S);
+  CAPTURE(B);
+  CAPTURE(I);
+  CAPTURE(H);
+  CAPTURE(bias);
+  CAPTURE(states);
+  CAPTURE(runtime_states);
+  CAPTURE(peep);
+  CAPTURE(lbr);
+  NodeOf nb(op, lstm ? 3 : 2);
+  nb.Attr("direction", dir.c_str()).Attr("hidden_size", H);
+  if (!lstm) nb.Attr("linear_before_reset", lbr);
+  const Node& node = nb;
+  std::vector<Tensor> in = {Rand({S, B, I}, rng, -2, 2), Rand({nd, G * H, I}, rng, -0.6, 0.6),
+                            Rand({nd, G * H, H}, rng, -0.6, 0.6),
+                            bias ? Rand({nd, 2 * G * H}, rng, -0.5, 0.5) : Tensor(),
+                            it % 5 == 4 ? I64({B}, std::vector<int64_t>(B, S)) : Tensor(),
+                            states ? Rand({nd, B, H}, rng) : Tensor()};
+  if (lstm) {
+    in.push_back(states ? Rand({nd, B, H}, rng, -2, 2) : Tensor());
+    in.push_back(peep ? Rand({nd, 3 * H}, rng, -0.5, 0.5) : Tensor());
+  }
+  Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
+  REQUIRE(r64.ok());
+  std::vector<size_t> rt;
+  if (runtime_states) rt = lstm ? std::vector<size_t>{5, 6} : std::vector<size_t>{5};
+  const double units = static_cast<double>(S) * (16.0 + static_cast<double>(I + H));
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    std::vector<Tensor> y = RunCpu(node, in, rt, threads, 3);
+    REQUIRE(y.size() == r64->size());
+    for (size_t o = 0; o < y.size(); ++o) {
+      CAPTURE(o);
+      REQUIRE(y[o].shape == (*r64)[o].shape);
+      int bad = 0;
+      for (int64_t i = 0; i < y[o].numel() && bad < 5; ++i) {
+        const double g = ReadDouble(y[o], i), w = ReadDouble((*r64)[o], i);
+        const double tol = units * kEps32 * std::max(1.0, std::fabs(w));
+        if (!(std::fabs(g - w) <= tol)) {
+          ++bad;
+          FAIL_CHECK(op << " output " << o << " element " << i << ": cpu " << g << " ref64 " << w << " tol " << tol);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cpu LSTM: random cases, all directions, states, biases, peepholes") {
+  std::mt19937 rng(4242);
+  for (int it = 0; it < 24; ++it)
+    for (const char* dir : {"forward", "reverse", "bidirectional"}) CheckCase(rng, "LSTM", dir, it);
+}
+
+TEST_CASE("cpu GRU: random cases, all directions, states, biases, linear_before_reset 0 and 1") {
+  std::mt19937 rng(4343);
+  for (int it = 0; it < 24; ++it)
+    for (const char* dir : {"forward", "reverse", "bidirectional"}) CheckCase(rng, "GRU", dir, it);
+}
+
+TEST_CASE("cpu LSTM/GRU: uncovered cases run the reference kernel inside the partition") {
+  // sequence_lens with an entry < seq_length: CompileRef (the node is still placed on cpu).
+  std::mt19937 rng(7);
+  for (const char* op : {"LSTM", "GRU"}) {
+    const bool lstm = std::string(op) == "LSTM";
+    const int64_t G = lstm ? 4 : 3, S = 4, B = 3, I = 5, H = 3;
+    NodeOf nb(op, 2);
+    nb.Attr("hidden_size", H);
+    const Node& node = nb;
+    std::vector<Tensor> in = {Rand({S, B, I}, rng), Rand({1, G * H, I}, rng), Rand({1, G * H, H}, rng),
+                              Rand({1, 2 * G * H}, rng), I64({B}, {4, 2, 0})};
+    Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
+    REQUIRE(r64.ok());
+    std::vector<Tensor> y = RunCpu(node, in, {}, 1, 2);
+    for (size_t o = 0; o < y.size(); ++o)
+      for (int64_t i = 0; i < y[o].numel(); ++i)
+        CHECK(std::fabs(ReadDouble(y[o], i) - ReadDouble((*r64)[o], i)) <= 1e-5);
+  }
+}
