@@ -19,15 +19,6 @@ namespace {
 
 constexpr double kEps32 = 1.0 / (1 << 24);
 
-Tensor Rand(const Shape& s, std::mt19937& g, double lo = -1, double hi = 1) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = static_cast<float>(u(g));
-  return F32(s, v);
-}
-
 int Rnd(std::mt19937& g, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
 
 std::string PlacementOf(const Session& s, const std::string& node) {
@@ -119,14 +110,14 @@ void CheckCase(std::mt19937& rng, const std::string& op, const std::string& dir,
   nb.Attr("direction", dir.c_str()).Attr("hidden_size", H);
   if (!lstm) nb.Attr("linear_before_reset", lbr);
   const Node& node = nb;
-  std::vector<Tensor> in = {Rand({S, B, I}, rng, -2, 2), Rand({nd, G * H, I}, rng, -0.6, 0.6),
-                            Rand({nd, G * H, H}, rng, -0.6, 0.6),
-                            bias ? Rand({nd, 2 * G * H}, rng, -0.5, 0.5) : Tensor(),
+  std::vector<Tensor> in = {RandF32({S, B, I}, rng, -2, 2), RandF32({nd, G * H, I}, rng, -0.6, 0.6),
+                            RandF32({nd, G * H, H}, rng, -0.6, 0.6),
+                            bias ? RandF32({nd, 2 * G * H}, rng, -0.5, 0.5) : Tensor(),
                             it % 5 == 4 ? I64({B}, std::vector<int64_t>(B, S)) : Tensor(),
-                            states ? Rand({nd, B, H}, rng) : Tensor()};
+                            states ? RandF32({nd, B, H}, rng) : Tensor()};
   if (lstm) {
-    in.push_back(states ? Rand({nd, B, H}, rng, -2, 2) : Tensor());
-    in.push_back(peep ? Rand({nd, 3 * H}, rng, -0.5, 0.5) : Tensor());
+    in.push_back(states ? RandF32({nd, B, H}, rng, -2, 2) : Tensor());
+    in.push_back(peep ? RandF32({nd, 3 * H}, rng, -0.5, 0.5) : Tensor());
   }
   Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
   REQUIRE(r64.ok());
@@ -176,8 +167,8 @@ TEST_CASE("cpu LSTM/GRU: uncovered cases run the reference kernel inside the par
     NodeOf nb(op, 2);
     nb.Attr("hidden_size", H);
     const Node& node = nb;
-    std::vector<Tensor> in = {Rand({S, B, I}, rng), Rand({1, G * H, I}, rng), Rand({1, G * H, H}, rng),
-                              Rand({1, 2 * G * H}, rng), I64({B}, {4, 2, 0})};
+    std::vector<Tensor> in = {RandF32({S, B, I}, rng), RandF32({1, G * H, I}, rng), RandF32({1, G * H, H}, rng),
+                              RandF32({1, 2 * G * H}, rng), I64({B}, {4, 2, 0})};
     Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
     REQUIRE(r64.ok());
     std::vector<Tensor> y = RunCpu(node, in, {}, 1, 2);

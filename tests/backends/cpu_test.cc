@@ -18,15 +18,6 @@ namespace {
 
 constexpr double kEps32 = 1.0 / (1 << 24);
 
-Tensor Rand(const Shape& s, std::mt19937& g, double lo = -1, double hi = 1) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = static_cast<float>(u(g));
-  return F32(s, v);
-}
-
 Tensor AbsOf(const Tensor& t) {
   if (t.dtype != DType::kFloat32 || !t.data) return t;
   Tensor a = ConvertTensor(t, DType::kFloat32).value();
@@ -207,8 +198,8 @@ TEST_CASE("cpu Conv: random shapes, groups, depthwise, dilations, asymmetric pad
     else if (ap == 2) n.Attr("auto_pad", "SAME_LOWER");
     else if (ap == 3) n.Attr("auto_pad", "VALID");
     else n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2)});
-    std::vector<Tensor> in = {Rand({N, groups * cg, H, W}, rng), Rand({groups * mg, cg, kh, kw}, rng)};
-    if (Rnd(rng, 0, 1)) in.push_back(Rand({groups * mg}, rng));
+    std::vector<Tensor> in = {RandF32({N, groups * cg, H, W}, rng), RandF32({groups * mg, cg, kh, kw}, rng)};
+    if (Rnd(rng, 0, 1)) in.push_back(RandF32({groups * mg}, rng));
     CAPTURE(it);
     ran += CheckCpu(n, in, double(cg * kh * kw), AbsAll(in));
   }
@@ -228,8 +219,8 @@ TEST_CASE("cpu Conv, wide layers (the own AVX-512 kernel on machines that have i
     NodeOf n("Conv");
     n.Attr("group", int64_t(groups)).Attr("strides", std::vector<int64_t>{s, s}).Attr("dilations", std::vector<int64_t>{d, d});
     n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 1), Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 1)});
-    std::vector<Tensor> in = {Rand({N, groups * cg, H, W}, rng), Rand({groups * og, cg, kh, kw}, rng)};
-    if (it % 2) in.push_back(Rand({groups * og}, rng));
+    std::vector<Tensor> in = {RandF32({N, groups * cg, H, W}, rng), RandF32({groups * og, cg, kh, kw}, rng)};
+    if (it % 2) in.push_back(RandF32({groups * og}, rng));
     CAPTURE(it);
     ran += CheckCpu(n, in, double(cg * kh * kw), AbsAll(in));
     // Fused residual Add and clamp on the same path.
@@ -243,7 +234,7 @@ TEST_CASE("cpu Conv, wide layers (the own AVX-512 kernel on machines that have i
       if (it % 3 == 1) {
         Result<std::vector<Tensor>> shape = Run(n, in, DType::kFloat32);
         REQUIRE(shape.ok());
-        const Tensor r = Rand((*shape)[0].shape, rng);
+        const Tensor r = RandF32((*shape)[0].shape, rng);
         c = g.Add(NodeOf("Add"), {g.Input("r", r.shape), c}, "add");
         feeds.push_back({"r", r});
       }
@@ -265,16 +256,16 @@ TEST_CASE("cpu Conv + BatchNormalization + Relu/Clip fused, against the unfused 
     const int64_t C = 5, M = 6;
     int x = g.Input("x", {2, C, 9, 8});
     int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
-                  {x, g.Const("w", Rand({M, C, 3, 3}, rng)), g.Const("b", Rand({M}, rng))}, "conv");
+                  {x, g.Const("w", RandF32({M, C, 3, 3}, rng)), g.Const("b", RandF32({M}, rng))}, "conv");
     if (variant != 1)
       c = g.Add(NodeOf("BatchNormalization").Attr("epsilon", 1e-3),
-                {c, g.Const("s", Rand({M}, rng, 0.5, 2)), g.Const("bb", Rand({M}, rng)), g.Const("m", Rand({M}, rng)),
-                 g.Const("v", Rand({M}, rng, 0.1, 2))},
+                {c, g.Const("s", RandF32({M}, rng, 0.5, 2)), g.Const("bb", RandF32({M}, rng)), g.Const("m", RandF32({M}, rng)),
+                 g.Const("v", RandF32({M}, rng, 0.1, 2))},
                 "bn");
     if (variant == 2) c = g.Add(NodeOf("Relu"), {c}, "act");
     if (variant == 3) c = g.Add(NodeOf("Clip"), {c, g.Const("lo", F32({}, {-0.5})), g.Const("hi", F32({}, {0.75}))}, "act");
     g.g->outputs.push_back(c);
-    Tensor xin = Rand({2, C, 9, 8}, rng);
+    Tensor xin = RandF32({2, C, 9, 8}, rng);
     std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
     for (int threads : {1, 2}) {
       std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"x", xin}});
@@ -308,7 +299,7 @@ TEST_CASE("cpu MaxPool and AveragePool: random geometry, ceil_mode, auto_pad, co
     else if (!cip) n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, kh - 1), Rnd(rng, 0, kw - 1), Rnd(rng, 0, kh - 1), Rnd(rng, 0, kw - 1)});
     if (ap != 1 && ap != 2 && Rnd(rng, 0, 1)) n.Attr("ceil_mode", int64_t(1));
     if (cip) n.Attr("count_include_pad", int64_t(1));
-    const std::vector<Tensor> in = {Rand({Rnd(rng, 1, 3), Rnd(rng, 1, 11), H, W}, rng)};
+    const std::vector<Tensor> in = {RandF32({Rnd(rng, 1, 3), Rnd(rng, 1, 11), H, W}, rng)};
     std::string desc = ShapeStr(in[0].shape);
     for (const auto& [name, a] : n.node.attrs)
       desc += " " + name + "=" + (a.kind == Attr::Kind::kString ? a.s : a.kind == Attr::Kind::kInt ? std::to_string(a.i) : ShapeStr(a.ints));
@@ -327,7 +318,7 @@ TEST_CASE("cpu global pools, unary ops, BatchNormalization, Softmax: plain and N
   for (int it = 0; it < 6; ++it) {
     CAPTURE(it);
     const Shape s = {Rnd(rng, 1, 3), Rnd(rng, 2, 17), Rnd(rng, 2, 9), Rnd(rng, 2, 9)};
-    const Tensor x = Rand(s, rng, -4, 4);
+    const Tensor x = RandF32(s, rng, -4, 4);
     const int64_t hw = s[2] * s[3];
     for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
       const bool avg = std::string(op) == "GlobalAveragePool";
@@ -347,7 +338,7 @@ TEST_CASE("cpu global pools, unary ops, BatchNormalization, Softmax: plain and N
     CheckAfterConv(NodeOf("Clip"), clip);
     CheckAfterConv(NodeOf("LeakyRelu").Attr("alpha", 0.3), {x});
     const int64_t C = s[1];
-    const std::vector<Tensor> bn = {x, Rand({C}, rng), Rand({C}, rng), Rand({C}, rng), Rand({C}, rng, 0.01, 3)};
+    const std::vector<Tensor> bn = {x, RandF32({C}, rng), RandF32({C}, rng), RandF32({C}, rng), RandF32({C}, rng, 0.01, 3)};
     // (x - mean) / den * scale + B cancels: the scale is (|x| + |mean|) / den * |scale| + |B|.
     std::vector<Tensor> bn_scale = AbsAll(bn);
     for (int64_t i = 0; i < C; ++i) bn_scale[3].as<float>()[i] = -bn_scale[3].as<float>()[i];
@@ -367,22 +358,22 @@ TEST_CASE("cpu Add/Sub/Mul/Div: broadcasting, plain and NHWC, constant and run-t
     for (const Shape& o : others) {
       CAPTURE(op);
       CAPTURE(ShapeStr(o));
-      const Tensor a = Rand(s, rng), b = Rand(o, rng, 0.5, 2);
+      const Tensor a = RandF32(s, rng), b = RandF32(o, rng, 0.5, 2);
       CHECK(CheckCpu(NodeOf(op), {a, b}, 1));
       CheckAfterConv(NodeOf(op), {a, b});
     }
     // Broadcast in the other direction: the run-time operand is the smaller one.
-    CHECK(CheckCpu(NodeOf(op), {Rand({5, 1, 1}, rng, 0.5, 2), Rand(s, rng, 0.5, 2)}, 1));
+    CHECK(CheckCpu(NodeOf(op), {RandF32({5, 1, 1}, rng, 0.5, 2), RandF32(s, rng, 0.5, 2)}, 1));
   }
   // Both operands at run time, one of them NHWC (the conv output), the other plain.
   for (const char* op : {"Add", "Mul"}) {
     G g;
     int x = g.Input("x", s), z = g.Input("z", {2, 5, 1, 1});
-    int t = g.Add(NodeOf("Conv"), {x, g.Const("w", Rand({5, 5, 1, 1}, rng))}, "t");
+    int t = g.Add(NodeOf("Conv"), {x, g.Const("w", RandF32({5, 5, 1, 1}, rng))}, "t");
     int u = g.Add(NodeOf(op), {t, g.Input("x2", s)}, "u");
     int y = g.Add(NodeOf(op), {u, z}, "y");
     g.g->outputs.push_back(y);
-    const std::vector<NamedTensor> in = {{"x", Rand(s, rng)}, {"z", Rand({2, 5, 1, 1}, rng)}, {"x2", Rand(s, rng)}};
+    const std::vector<NamedTensor> in = {{"x", RandF32(s, rng)}, {"z", RandF32({2, 5, 1, 1}, rng)}, {"x2", RandF32(s, rng)}};
     std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), in);
     auto sess = MakeSession(g.g, "cpu", 2);
     std::vector<NamedTensor> got = RunS(*sess, in);
@@ -400,16 +391,16 @@ TEST_CASE("cpu Gemm and MatMul: random sizes, transB, bias shapes, beta") {
     const bool tb = it % 2;
     NodeOf n("Gemm");
     if (tb) n.Attr("transB", int64_t(1));
-    std::vector<Tensor> in = {Rand({M, K}, rng), Rand(tb ? Shape{N, K} : Shape{K, N}, rng)};
+    std::vector<Tensor> in = {RandF32({M, K}, rng), RandF32(tb ? Shape{N, K} : Shape{K, N}, rng)};
     const int c = it % 4;
-    if (c == 1) in.push_back(Rand({N}, rng));
-    if (c == 2) in.push_back(Rand({1, N}, rng));
+    if (c == 1) in.push_back(RandF32({N}, rng));
+    if (c == 2) in.push_back(RandF32({1, N}, rng));
     if (c == 3) {
-      in.push_back(Rand({1}, rng));
+      in.push_back(RandF32({1}, rng));
       n.Attr("beta", 0.5);
     }
     CHECK(CheckCpu(n, in, K, AbsAll(in)));
-    std::vector<Tensor> mm = {Rand({Rnd(rng, 1, 3), M, K}, rng), Rand({K, N}, rng)};
+    std::vector<Tensor> mm = {RandF32({Rnd(rng, 1, 3), M, K}, rng), RandF32({K, N}, rng)};
     CHECK(CheckCpu(NodeOf("MatMul"), mm, K, AbsAll(mm)));
   }
 }
@@ -417,7 +408,7 @@ TEST_CASE("cpu Gemm and MatMul: random sizes, transB, bias shapes, beta") {
 TEST_CASE("cpu data movement: Flatten, Reshape, Concat, Transpose, Pad (plain and NHWC)") {
   std::mt19937 rng(8);
   const Shape s = {2, 6, 5, 3};
-  const Tensor x = Rand(s, rng);
+  const Tensor x = RandF32(s, rng);
   CHECK(CheckCpu(NodeOf("Flatten"), {x}, 1));
   CheckAfterConv(NodeOf("Flatten"), {x});
   CheckAfterConv(NodeOf("Flatten").Attr("axis", int64_t(2)), {x});
@@ -427,7 +418,7 @@ TEST_CASE("cpu data movement: Flatten, Reshape, Concat, Transpose, Pad (plain an
     CAPTURE(axis);
     Shape s1 = s;
     s1[static_cast<size_t>(axis < 0 ? axis + 4 : axis)] = 3;
-    const std::vector<Tensor> in2 = {x, Rand(s1, rng)};
+    const std::vector<Tensor> in2 = {x, RandF32(s1, rng)};
     CHECK(CheckCpu(NodeOf("Concat").Attr("axis", axis), in2, 1));
     CheckAfterConv(NodeOf("Concat").Attr("axis", axis), in2);
   }
@@ -446,22 +437,22 @@ TEST_CASE("cpu multi-node graph: NHWC partition, a ref node in the middle, trace
   G g;
   int x = g.Input("x", {-1, 3, -1, -1});
   int c1 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
-                 {x, g.Const("w1", Rand({8, 3, 3, 3}, rng)), g.Const("b1", Rand({8}, rng))}, "c1");
+                 {x, g.Const("w1", RandF32({8, 3, 3, 3}, rng)), g.Const("b1", RandF32({8}, rng))}, "c1");
   int r1 = g.Add(NodeOf("Relu"), {c1}, "r1");
   int p1 = g.Add(NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2}),
                  {r1}, "p1");
   // W2 is computed from a weight (folded at plan time): still known to the cpu backend.
-  int w2 = g.Add(NodeOf("Identity"), {g.Const("w2c", Rand({8, 8, 3, 3}, rng))}, "w2");
+  int w2 = g.Add(NodeOf("Identity"), {g.Const("w2c", RandF32({8, 8, 3, 3}, rng))}, "w2");
   int c2 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 0, 2, 1}).Attr("kernel_shape", std::vector<int64_t>{3, 3}),
                  {p1, w2}, "c2");
   int c3 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 0, 2, 1}).Attr("kernel_shape", std::vector<int64_t>{3, 3}),
-                 {p1, g.Const("w3", Rand({8, 8, 3, 3}, rng))}, "c3");
+                 {p1, g.Const("w3", RandF32({8, 8, 3, 3}, rng))}, "c3");
   int ng = g.Add(NodeOf("Neg"), {c2}, "neg");  // not claimed: runs on ref, between two cpu partitions
   int a = g.Add(NodeOf("Add"), {ng, c3}, "add");
   int r2 = g.Add(NodeOf("Relu"), {a}, "r2");
   int gp = g.Add(NodeOf("GlobalAveragePool"), {r2}, "gap");
   int fl = g.Add(NodeOf("Flatten"), {gp}, "flat");
-  int y = g.Add(NodeOf("Gemm").Attr("transB", int64_t(1)), {fl, g.Const("wf", Rand({4, 8}, rng)), g.Const("bf", Rand({4}, rng))},
+  int y = g.Add(NodeOf("Gemm").Attr("transB", int64_t(1)), {fl, g.Const("wf", RandF32({4, 8}, rng)), g.Const("bf", RandF32({4}, rng))},
                 "y");
   g.g->outputs.push_back(y);
   g.g->outputs.push_back(r2);
@@ -473,7 +464,7 @@ TEST_CASE("cpu multi-node graph: NHWC partition, a ref node in the middle, trace
     auto cpu_plain = MakeSession(g.g, "cpu", threads);
     for (const Shape& s : {Shape{2, 3, 14, 13}, Shape{1, 3, 9, 10}, Shape{2, 3, 14, 13}}) {
       CAPTURE(ShapeStr(s));
-      const Tensor xin = Rand(s, rng);
+      const Tensor xin = RandF32(s, rng);
       std::vector<NamedTensor> want = RunS(*ref64, {{"x", xin}});
       std::vector<NamedTensor> got = RunS(*cpu, {{"x", xin}});
       std::vector<NamedTensor> got2 = RunS(*cpu_plain, {{"x", xin}});
@@ -525,11 +516,11 @@ TEST_CASE("cpu fused chains where the arena reuses an input's bytes for the chai
   for (int layer = 0; layer < 8; ++layer) {
     const std::string l = std::to_string(layer);
     int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
-                  {v, g.Const("w" + l, Rand({C, C, 3, 3}, rng, -0.3, 0.3)), g.Const("b" + l, Rand({C}, rng))}, "conv" + l);
+                  {v, g.Const("w" + l, RandF32({C, C, 3, 3}, rng, -0.3, 0.3)), g.Const("b" + l, RandF32({C}, rng))}, "conv" + l);
     if (layer % 2 == 0)
       c = g.Add(NodeOf("BatchNormalization"),
-                {c, g.Const("s" + l, Rand({C}, rng, 0.5, 1.5)), g.Const("bb" + l, Rand({C}, rng)),
-                 g.Const("m" + l, Rand({C}, rng)), g.Const("v" + l, Rand({C}, rng, 0.5, 2))},
+                {c, g.Const("s" + l, RandF32({C}, rng, 0.5, 1.5)), g.Const("bb" + l, RandF32({C}, rng)),
+                 g.Const("m" + l, RandF32({C}, rng)), g.Const("v" + l, RandF32({C}, rng, 0.5, 2))},
                 "bn" + l);
     if (layer % 3 == 2) {
       c = g.Add(NodeOf("Add"), {c, skip}, "add" + l);
@@ -539,7 +530,7 @@ TEST_CASE("cpu fused chains where the arena reuses an input's bytes for the chai
                        : g.Add(NodeOf("Relu"), {c}, "act" + l);
   }
   g.g->outputs.push_back(v);
-  const Tensor xin = Rand({2, C, 7, 9}, rng);
+  const Tensor xin = RandF32({2, C, 7, 9}, rng);
   std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
   for (int threads : {1, 2}) {
     auto s = MakeSession(g.g, "cpu", threads);
@@ -563,12 +554,12 @@ TEST_CASE("cpu convolutions written in place into a channel Concat (fire modules
       for (int f = 0; f < 3; ++f) {
         const std::string l = std::to_string(f);
         const int64_t cin = f == 0 ? C : 2 * E;
-        int sq = g.Add(NodeOf("Conv"), {v, g.Const("ws" + l, Rand({S, cin, 1, 1}, rng, -0.3, 0.3))}, "sq" + l);
+        int sq = g.Add(NodeOf("Conv"), {v, g.Const("ws" + l, RandF32({S, cin, 1, 1}, rng, -0.3, 0.3))}, "sq" + l);
         sq = g.Add(NodeOf("Relu"), {sq}, "sqr" + l);
-        int e1 = g.Add(NodeOf("Conv"), {sq, g.Const("w1" + l, Rand({E, S, 1, 1}, rng, -0.3, 0.3))}, "e1" + l);
+        int e1 = g.Add(NodeOf("Conv"), {sq, g.Const("w1" + l, RandF32({E, S, 1, 1}, rng, -0.3, 0.3))}, "e1" + l);
         e1 = g.Add(NodeOf("Relu"), {e1}, "e1r" + l);
         int e3 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
-                       {sq, g.Const("w3" + l, Rand({E, S, 3, 3}, rng, -0.3, 0.3)), g.Const("b3" + l, Rand({E}, rng))}, "e3" + l);
+                       {sq, g.Const("w3" + l, RandF32({E, S, 3, 3}, rng, -0.3, 0.3)), g.Const("b3" + l, RandF32({E}, rng))}, "e3" + l);
         if (variant == 1 && f == 1) e3 = g.Add(NodeOf("Add"), {e3, e1}, "res" + l);  // e1 read twice: not placed
         e3 = g.Add(NodeOf("Relu"), {e3}, "e3r" + l);
         v = g.Add(NodeOf("Concat").Attr("axis", int64_t(1)), {e1, e3}, "cat" + l);
@@ -576,7 +567,7 @@ TEST_CASE("cpu convolutions written in place into a channel Concat (fire modules
       g.g->outputs.push_back(v);
       // variant 2: an inner Concat output traced (live out: written to a private buffer first).
       const std::vector<std::string> trace = variant == 2 ? std::vector<std::string>{"cat1"} : std::vector<std::string>{};
-      const Tensor xin = Rand({2, C, 9, 8}, rng);
+      const Tensor xin = RandF32({2, C, 9, 8}, rng);
       auto ref = MakeSession(g.g, "ref64", 1, trace);
       std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
       for (int threads : {1, 2}) {
@@ -606,12 +597,12 @@ TEST_CASE("cpu leaves what it does not claim to ref: MaxPool with Indices, 1-D C
   g.g->outputs.push_back(p);
   g.g->outputs.push_back(g.g->nodes.back().outputs[1]);
   auto s = MakeSession(g.g, "cpu", 1);
-  RunS(*s, {{"x", Rand({1, 4, 6, 6}, rng)}});
+  RunS(*s, {{"x", RandF32({1, 4, 6, 6}, rng)}});
   CHECK(PlacementOf(*s, "mp") == "ref");
   G g1;
   int x1 = g1.Input("x", {1, 4, 7});
-  g1.g->outputs.push_back(g1.Add(NodeOf("Conv"), {x1, g1.Const("w", Rand({2, 4, 3}, rng))}, "c"));
+  g1.g->outputs.push_back(g1.Add(NodeOf("Conv"), {x1, g1.Const("w", RandF32({2, 4, 3}, rng))}, "c"));
   auto s1 = MakeSession(g1.g, "cpu", 1);
-  RunS(*s1, {{"x", Rand({1, 4, 7}, rng)}});
+  RunS(*s1, {{"x", RandF32({1, 4, 7}, rng)}});
   CHECK(PlacementOf(*s1, "c") == "ref");
 }

@@ -29,6 +29,15 @@ Tensor Make(DType dtype, const Shape& shape, std::vector<double> values) {
 
 Tensor F32(const Shape& shape, std::vector<double> values) { return Make(DType::kFloat32, shape, std::move(values)); }
 
+Tensor RandF32(const Shape& shape, std::mt19937& g, double lo, double hi) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = static_cast<float>(u(g));
+  return F32(shape, v);
+}
+
 Tensor I64(const Shape& shape, std::vector<int64_t> values) {
   Tensor t = Tensor::Alloc(DType::kInt64, shape).value();
   CheckCount(values.size(), t);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ Tensor Make(DType dtype, const Shape& shape, std::vector<double> values);
 /// products are exact and expected values can be computed by an independent script with the same
 /// formula.
 Tensor Seq(const Shape& shape, int64_t mul, int64_t mod, int64_t off = 0);
+
+/// A float32 tensor of values drawn uniformly from [lo, hi) by `g` (each rounded to float32).
+Tensor RandF32(const Shape& shape, std::mt19937& g, double lo = -1, double hi = 1);
 
 /// Fluent node builder: NodeOf("Conv").Attr("pads", {1,1,1,1}).
 struct NodeOf {
