@@ -38,7 +38,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -369,10 +368,7 @@ int CmdBench(const BenchArgs& args) {
       j["gflops_per_s"] = nullptr;
     }
     j["flops_uncounted_body_nodes"] = fc.in_bodies;
-    std::ofstream f(args.json);
-    f << j.dump(2) << "\n";
-    f.close();
-    if (!f) return Fail("cannot write '" + args.json + "'");
+    if (Status st = WriteTextFile(args.json, j.dump(2) + "\n"); !st.ok()) return Fail(st.message());
   }
   return 0;
 }

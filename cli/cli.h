@@ -9,6 +9,8 @@ namespace tare_cli {
 
 /// Prints "tare: error: MSG" on one line (control characters replaced) and returns exit status 1.
 int Fail(const std::string& msg);
+/// Writes `text` to `path` (created or replaced). Errors: the file cannot be opened or written.
+tare::Status WriteTextFile(const std::string& path, const std::string& text);
 /// A file name from a tensor name: every character outside [A-Za-z0-9._-] becomes '_'.
 std::string SafeName(const std::string& name);
 /// Binds `--input` arguments (NAME=FILE, or FILE in graph-input order; .npy or ONNX .pb) to the

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -433,6 +432,13 @@ int64_t Argmax(const Tensor& t, int64_t row, int64_t classes, double* margin = n
   return best;
 }
 
+// Writes --html (the page `html` makes of the report) and --json, when given.
+Status WriteReports(const CompareArgs& args, const json& report, std::string (*html)(const json&)) {
+  if (!args.html.empty()) TARE_RETURN_IF_ERROR(WriteTextFile(args.html, html(report)));
+  if (!args.json.empty()) TARE_RETURN_IF_ERROR(WriteTextFile(args.json, report.dump(2) + "\n"));
+  return Status::Ok();
+}
+
 // Data-set mode's HTML page (no scripts, no network): accuracy of every run, and per pair of runs
 // the flips by attribution and the first 50 flips.
 std::string DataSetHtml(const json& report) {
@@ -657,18 +663,7 @@ int DataSetMode(const CompareArgs& args) {
       report["pairs"].push_back({{"a", runs[a].label}, {"b", runs[b].label}, {"flips", flips}, {"by_attribution", by_reason}});
     }
   }
-  if (!args.html.empty()) {
-    std::ofstream f(args.html);
-    if (!f) return Fail("cannot write '" + args.html + "'");
-    f << DataSetHtml(report);
-    if (!f) return Fail("error writing '" + args.html + "'");
-  }
-  if (!args.json.empty()) {
-    std::ofstream f(args.json);
-    if (!f) return Fail("cannot write '" + args.json + "'");
-    f << report.dump(2) << "\n";
-    if (!f) return Fail("error writing '" + args.json + "'");
-  }
+  if (Status st = WriteReports(args, report, DataSetHtml); !st.ok()) return Fail(st.message());
   return 0;
 }
 
@@ -811,18 +806,7 @@ int CmdCompare(const CompareArgs& args) {
       report["pairs"].push_back(jp);
     }
   }
-  if (!args.html.empty()) {
-    std::ofstream f(args.html);
-    if (!f) return Fail("cannot write '" + args.html + "'");
-    f << Html(report);
-    if (!f) return Fail("error writing '" + args.html + "'");
-  }
-  if (!args.json.empty()) {
-    std::ofstream f(args.json);
-    if (!f) return Fail("cannot write '" + args.json + "'");
-    f << report.dump(2) << "\n";
-    if (!f) return Fail("error writing '" + args.json + "'");
-  }
+  if (Status st = WriteReports(args, report, Html); !st.ok()) return Fail(st.message());
   return 0;
 }
 

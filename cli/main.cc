@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <iostream>
 #include <functional>
@@ -28,6 +29,15 @@ int Fail(const std::string& msg) {
 }
 
 /// Output file name: every character outside [A-Za-z0-9._-] becomes '_'.
+Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return Status::Error("cannot write '" + path + "'");
+  f << text;
+  f.close();
+  if (!f) return Status::Error("error writing '" + path + "'");
+  return Status::Ok();
+}
+
 std::string SafeName(const std::string& name) {
   std::string s = name.empty() ? "output" : name;
   for (char& c : s)
