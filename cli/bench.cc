@@ -238,6 +238,8 @@ int CmdBench(const BenchArgs& args) {
   if (args.backends.empty()) return Fail("--backend is empty");
   if (args.iters < 1) return Fail("--iters must be at least 1");
   if (args.warmup < 0) return Fail("--warmup must not be negative");
+  if (!args.json.empty())
+    if (Status st = CheckOutputFile("--json", args.json); !st.ok()) return Fail(st.message());
   auto t0 = Clock::now();
   Result<std::shared_ptr<Model>> m = LoadAnyModel(args.model, args.from);
   if (!m.ok()) return Fail(m.status().message());

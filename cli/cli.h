@@ -11,6 +11,9 @@ namespace tare_cli {
 int Fail(const std::string& msg);
 /// Writes `text` to `path` (created or replaced). Errors: the file cannot be opened or written.
 tare::Status WriteTextFile(const std::string& path, const std::string& text);
+/// Checks, before any work, that `path` (given with option `flag`) can name an output file: not a
+/// directory, in an existing directory. Errors say which option and why.
+tare::Status CheckOutputFile(const std::string& flag, const std::string& path);
 /// A file name from a tensor name: every character outside [A-Za-z0-9._-] becomes '_'.
 std::string SafeName(const std::string& name);
 /// Binds `--input` arguments (NAME=FILE, or FILE in graph-input order; .npy or ONNX .pb) to the

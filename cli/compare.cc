@@ -685,10 +685,7 @@ Status CheckOutputPaths(const CompareArgs& args) {
   const std::pair<const char*, const std::string*> outs[] = {{"--json", &args.json}, {"--html", &args.html}};
   for (const auto& [flag, path] : outs) {
     if (path->empty()) continue;
-    std::error_code ec;
-    if (fs::is_directory(*path, ec)) return Status::Error(std::string(flag) + " '" + *path + "' is a directory");
-    const fs::path parent = fs::absolute(*path, ec).parent_path();
-    if (!fs::is_directory(parent, ec)) return Status::Error(std::string(flag) + " '" + *path + "': directory '" + parent.string() + "' does not exist");
+    TARE_RETURN_IF_ERROR(CheckOutputFile(flag, *path));
     for (const std::string& in : inputs)
       if (same(*path, in)) return Status::Error(std::string(flag) + " '" + *path + "' would overwrite the input '" + in + "'");
   }
@@ -699,6 +696,9 @@ Status CheckOutputPaths(const CompareArgs& args) {
 int CmdCompare(const CompareArgs& args) {
   if (args.models.empty()) return Fail("compare needs at least one --model");
   if (args.backends.empty() || args.backends[0] != "ref64") return Fail("--backends must start with ref64 (the reference)");
+  for (size_t i = 0; i < args.backends.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (args.backends[i] == args.backends[j]) return Fail("--backends names '" + args.backends[i] + "' twice");
   if (!std::isfinite(args.threshold) || args.threshold < 0) return Fail("--threshold must be a finite number >= 0");
   if (args.limit < 0) return Fail("--limit must be >= 0 (0: every item)");
   if (args.limit > 0 && args.dataset.empty()) return Fail("--limit applies to --dataset only");

@@ -38,6 +38,15 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+Status CheckOutputFile(const std::string& flag, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::Error(flag + " '" + path + "' is a directory");
+  const std::filesystem::path parent = std::filesystem::absolute(path, ec).parent_path();
+  if (!std::filesystem::is_directory(parent, ec))
+    return Status::Error(flag + " '" + path + "': directory '" + parent.string() + "' does not exist");
+  return Status::Ok();
+}
+
 std::string SafeName(const std::string& name) {
   std::string s = name.empty() ? "output" : name;
   for (char& c : s)
@@ -312,7 +321,7 @@ int main(int argc, char** argv) {
   bool explain = false;
   auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
   run->add_option("model", run_model, ".tare file or any convertible model")->required();
-  run->add_option("--backend", backend, "ref64 | ref (comma-separated priority list; default ref)");
+  run->add_option("--backend", backend, "ref64 | ref | cpu (comma-separated priority list; default ref)");
   run->add_option("--threads", threads, "threads (ref backends are single-threaded)")->check(CLI::Range(1, 1024));
   run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable");
   run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
@@ -345,7 +354,7 @@ int main(int argc, char** argv) {
   std::string bench_backend = "ref";
   auto* bench = app.add_subcommand("bench", "time a model: load, first run, latency percentiles, memory, FLOPs");
   bench->add_option("model", bench_args.model, ".tare or .onnx file")->required();
-  bench->add_option("--backend", bench_backend, "ref64 | ref (comma-separated priority list; default ref)");
+  bench->add_option("--backend", bench_backend, "ref64 | ref | cpu (comma-separated priority list; default ref)");
   bench->add_option("--threads", bench_args.threads, "threads for the session (ref backends are single-threaded)")
       ->check(CLI::Range(1, 1024));
   bench->add_option("--iters", bench_args.iters, "timed runs (default 10)")->check(CLI::Range(1, 1000000));

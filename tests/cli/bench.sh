@@ -55,6 +55,7 @@ expect_error empty-backend -- "$TARE" bench "$FIX/model.onnx" --backend ,
 expect_error unknown-input -- "$TARE" bench "$FIX/model.onnx" --input nosuch="$FIX/input.npy"
 expect_error extra-input -- "$TARE" bench "$FIX/model.onnx" --input "$FIX/input.npy" --input "$FIX/input.npy"
 expect_error bad-json-path -- "$TARE" bench "$FIX/model.onnx" --iters 1 --json "$WORK/no/such/dir/x.json"
+[[ -s "$WORK/o.txt" ]] && { echo "FAIL bad-json-path: the benchmark ran before the path was checked"; fail=1; }
 expect_error unknown-option -- "$TARE" bench "$FIX/model.onnx" --frobnicate
 [[ $fail -eq 0 ]] && echo "bench: all checks passed"
 exit $fail

@@ -60,6 +60,7 @@ bad() {
   grep -q "^tare: error: " "$WORK/err.txt" || { echo "FAIL: no error prefix: $*"; exit 1; }
 }
 bad --model "$M" --backends ref
+bad --model "$M" --input "$FIX/input.npy" --backends ref64,ref,ref
 bad --model "$M" --input "$FIX/input.npy" --threshold -1
 bad --model "$M" --input "$FIX/input.npy" --threshold nan
 bad --model "$M" --input "$FIX/input.npy" --limit 5
