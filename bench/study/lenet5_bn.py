@@ -34,11 +34,9 @@ Writes (all .npy little-endian, C order):
 """
 
 import argparse
-import gzip
 import json
 import os
 import re
-import struct
 import sys
 import time
 import warnings
@@ -47,6 +45,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "models"))
+from make_fixtures import read_idx  # noqa: E402  (the fixtures' IDX reader: same files, same checks)
 
 FASHION_DIR = "/usr/share/datasets/fashion-mnist"
 SEED = 20240501
@@ -66,20 +67,6 @@ def setup_torch(threads):
     except RuntimeError:
         pass
     torch.use_deterministic_algorithms(True)
-
-
-def read_idx(path):
-    """An unsigned-byte IDX file (gzipped), as a numpy uint8 array of the header's shape."""
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    zero, code, ndim = struct.unpack(">HBB", data[:4])
-    if zero != 0 or code != 0x08:
-        raise ValueError(f"{path}: not an unsigned-byte IDX file")
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    arr = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim)
-    if arr.size != int(np.prod(dims)):
-        raise ValueError(f"{path}: {arr.size} values, header says {dims}")
-    return arr.reshape(dims)
 
 
 def load_split(prefix):
