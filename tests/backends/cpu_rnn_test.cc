@@ -31,41 +31,11 @@ std::string PlacementOf(const Session& s, const std::string& node) {
 /// graph inputs, the others constants. Returns the outputs (checks the node ran on cpu).
 std::vector<Tensor> RunCpu(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
                            int threads, int repeats) {
-  auto g = std::make_shared<Graph>();
   Node n = node;
   n.name = "rnn";
-  n.inputs.clear();
   std::vector<NamedTensor> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    if (!t.data) {
-      n.inputs.push_back(-1);
-      continue;
-    }
-    Value v;
-    v.name = "in" + std::to_string(i);
-    v.dtype = t.dtype;
-    v.shape = t.shape;
-    v.has_shape = true;
-    const bool rt = i == 0 || std::find(runtime.begin(), runtime.end(), i) != runtime.end();
-    if (!rt) {
-      v.is_constant = true;
-      v.constant = t;
-    }
-    n.inputs.push_back(g->AddValue(v));
-    if (rt) {
-      g->inputs.push_back(n.inputs.back());
-      feeds.push_back({v.name, t});
-    }
-  }
-  for (size_t o = 0; o < n.outputs.size(); ++o) {
-    Value v;
-    v.name = "out" + std::to_string(o);
-    v.dtype = DType::kFloat32;
-    n.outputs[o] = g->AddValue(v);
-    g->outputs.push_back(n.outputs[o]);
-  }
-  g->nodes.push_back(n);
+  std::shared_ptr<Graph> g = OneNodeGraph(n, inputs, runtime, std::vector<DType>(n.outputs.size(), DType::kFloat32), &feeds);
+  REQUIRE(static_cast<bool>(g));
   SessionOptions opts;
   opts.backends = {"cpu"};
   opts.threads = threads;

@@ -106,16 +106,15 @@ Result<std::vector<Tensor>> Eval(const Node& node, const std::vector<const Tenso
   return Run(node, in, compute);
 }
 
-bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Tensor>& ref_outputs,
-                       const std::string& backend, int threads, std::string* ran_on,
-                       Result<std::vector<NamedTensor>>* result) {
-  if (inputs.empty() || !inputs[0].is_tensor() || !inputs[0].data) return false;
+std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
+                                    const std::vector<DType>& out_dtypes, std::vector<NamedTensor>* feeds) {
+  if (inputs.empty() || !inputs[0].is_tensor() || !inputs[0].data) return nullptr;
   auto g = std::make_shared<Graph>();
   Node n = node;
   n.inputs.clear();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    if (!t.is_tensor()) return false;
+    if (!t.is_tensor()) return nullptr;
     if (!t.data) {  // omitted optional input (as Run)
       n.inputs.push_back(-1);
       continue;
@@ -125,23 +124,38 @@ bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, cons
     v.dtype = t.dtype;
     v.shape = t.shape;
     v.has_shape = true;
-    if (i > 0) {
+    const bool graph_input = i == 0 || std::find(runtime.begin(), runtime.end(), i) != runtime.end();
+    if (!graph_input) {
       v.is_constant = true;
       v.constant = t;
     }
     n.inputs.push_back(g->AddValue(v));
+    if (graph_input) {
+      g->inputs.push_back(n.inputs.back());
+      feeds->push_back({v.name, t});
+    }
   }
-  g->inputs.push_back(n.inputs[0]);
   for (size_t o = 0; o < n.outputs.size(); ++o) {
     if (n.outputs[o] < 0) continue;
-    if (o >= ref_outputs.size()) return false;
+    if (o >= out_dtypes.size()) return nullptr;
     Value v;
     v.name = "out" + std::to_string(o);
-    v.dtype = ref_outputs[o].dtype;
+    v.dtype = out_dtypes[o];
     n.outputs[o] = g->AddValue(v);
     g->outputs.push_back(n.outputs[o]);
   }
   g->nodes.push_back(n);
+  return g;
+}
+
+bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Tensor>& ref_outputs,
+                       const std::string& backend, int threads, std::string* ran_on,
+                       Result<std::vector<NamedTensor>>* result) {
+  std::vector<DType> out_dtypes;
+  for (const Tensor& t : ref_outputs) out_dtypes.push_back(t.dtype);
+  std::vector<NamedTensor> feeds;
+  std::shared_ptr<Graph> g = OneNodeGraph(node, inputs, {}, out_dtypes, &feeds);
+  if (!g) return false;
   SessionOptions opts;
   opts.backends = {backend};
   opts.threads = threads;
@@ -151,7 +165,7 @@ bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, cons
     return true;
   }
   std::vector<NamedTensor> outs;
-  Status st = (*s)->Run({{"in0", inputs[0]}}, &outs);
+  Status st = (*s)->Run(feeds, &outs);
   *ran_on = (*s)->Placement()[0].second;
   if (!st.ok()) {
     *result = st;

@@ -69,6 +69,14 @@ struct Expect {
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
            double k = 1, double scale = 0);
 
+/// A graph of `node` alone. Input 0 and the inputs listed in `runtime` are graph inputs named
+/// "in<i>" (appended to *feeds with their tensors); the others are weights (known at plan time);
+/// inputs without data stay omitted. Output o is "out<o>" of dtype out_dtypes[o] (outputs the node
+/// omits stay omitted). nullptr when an input is not a plain tensor, input 0 has no data, or
+/// out_dtypes is too short.
+std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
+                                    const std::vector<DType>& out_dtypes, std::vector<NamedTensor>* feeds);
+
 /// Runs `node` as a one-node graph through a Session on `backend` with `threads`: input 0 is the
 /// graph input, the other inputs are weights (known at plan time, as in exported models), so the
 /// real partition/compile path runs; output o is declared with ref_outputs[o]'s dtype. Sets
