@@ -21,12 +21,6 @@ constexpr double kEps32 = 1.0 / (1 << 24);
 
 int Rnd(std::mt19937& g, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
 
-std::string PlacementOf(const Session& s, const std::string& node) {
-  for (const auto& [name, backend] : s.Placement())
-    if (name == node) return backend;
-  return "?";
-}
-
 /// Runs `node` on cpu as a one-node graph: X (input 0) and the inputs listed in `runtime` are
 /// graph inputs, the others constants. Returns the outputs (checks the node ran on cpu).
 std::vector<Tensor> RunCpu(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,

@@ -139,12 +139,6 @@ std::vector<NamedTensor> RunS(Session& s, const std::vector<NamedTensor>& in) {
   return out;
 }
 
-std::string PlacementOf(const Session& s, const std::string& node) {
-  for (const auto& [name, backend] : s.Placement())
-    if (name == node) return backend;
-  return "?";
-}
-
 /// Runs `node` (input 0 = an NHWC-held value: the output of an exact identity 1x1 convolution of
 /// inputs[0]; the other inputs are weights) on cpu and checks it against ref64 on the inputs.
 void CheckAfterConv(const Node& node, const std::vector<Tensor>& inputs, double k = 1,

@@ -148,6 +148,12 @@ std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>&
   return g;
 }
 
+std::string PlacementOf(const Session& s, const std::string& node) {
+  for (const auto& [name, backend] : s.Placement())
+    if (name == node) return backend;
+  return "?";
+}
+
 bool RunOneNodeSession(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Tensor>& ref_outputs,
                        const std::string& backend, int threads, std::string* ran_on,
                        Result<std::vector<NamedTensor>>* result) {

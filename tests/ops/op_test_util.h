@@ -77,6 +77,9 @@ void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vecto
 std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
                                     const std::vector<DType>& out_dtypes, std::vector<NamedTensor>* feeds);
 
+/// Session::Placement() of the node called `node` ("cpu", "ref", "folded", "unused", ...), or "?".
+std::string PlacementOf(const Session& s, const std::string& node);
+
 /// Runs `node` as a one-node graph through a Session on `backend` with `threads`: input 0 is the
 /// graph input, the other inputs are weights (known at plan time, as in exported models), so the
 /// real partition/compile path runs; output o is declared with ref_outputs[o]'s dtype. Sets
