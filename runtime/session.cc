@@ -1,9 +1,12 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "backends/ref/eval_node.h"
+#include "runtime/passes/inline_if.h"
 #include "runtime/planner.h"
 
 namespace tare {
@@ -11,14 +14,29 @@ namespace tare {
 struct Session::Impl {
   std::shared_ptr<const Graph> graph;
   SessionOptions options;
-  std::vector<std::unique_ptr<Backend>> backends;  // priority order; the last is the reference fallback
+  std::vector<std::shared_ptr<Backend>> backends;  // priority order; the last is the reference fallback
   DType storage = DType::kFloat32;
-  std::vector<int> node_backend;  // index into backends per node
-  std::vector<Tensor> consts;     // weights in storage type, per value id
+  // Prepared at creation for `graph`; Plan starts from these each time.
+  std::vector<int> base_node_backend;
+  std::vector<KernelFn> base_kernels;
+  std::vector<Tensor> base_consts;
+  BodyFactory bodies;  // runners of control-flow bodies
+  bool fast = false;   // a backend other than the reference one was asked for
+
+  // The graph the current plan runs: `graph` with each If whose condition is known at plan time
+  // (from shapes or weights) replaced by its branch. Per exec node: the backend, the kernel, and
+  // the node of `graph` it is a copy of or was inlined into; per exec value: weights in storage type.
+  std::shared_ptr<const Graph> exec;
+  std::vector<int> origin;
+  std::vector<int> node_backend;
+  std::vector<KernelFn> ref_kernels;
+  std::vector<Tensor> consts;
+  std::vector<std::string> inlined;  // per node of `graph`: the branch inlined in its place, if any
 
   // The current plan.
   bool planned = false;
   std::vector<Shape> planned_shapes;
+  std::vector<DType> planned_dtypes;  // of the inputs: an input declared without a type takes the given one
   std::vector<Tensor> slots;  // per value id
   std::shared_ptr<void> arena;
   size_t arena_bytes = 0;
@@ -27,12 +45,17 @@ struct Session::Impl {
   // Dynamic mode: some shape depends on run-time data, so every run infers shapes with the real
   // values and evaluates node by node with the reference kernels (no arena).
   bool dynamic = false;
-  std::vector<char> live;               // per node: some graph output depends on it
-  std::vector<KernelFn> ref_kernels;    // per node, prepared at creation
-  std::vector<char> traced;             // per value: kept for Trace()
+  std::vector<char> live;               // per exec node: some graph output depends on it
+  std::vector<char> traced;             // per value of `graph`: kept for Trace()
   bool ran = false;
 
-  Status Plan(const std::vector<Shape>& input_shapes);
+  Result<KernelFn> MakeKernel(const Node& n) const;
+  int ChooseBackend(const Node& n, const Graph& g) const;
+  Status Plan(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes);
+  /// One planning pass over `exec`. Stops early, setting *inline_node, at the first live If whose
+  /// condition is known (*cond): the caller inlines it and plans again.
+  Status PlanOnce(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes, int* inline_node, bool* cond);
+  Status Inline(int node, bool cond);
   Status RunDynamic(const std::vector<const Tensor*>& bound);
   Status CheckBytes(const Node& node, const ValueInfo& v) const;
 };
@@ -43,10 +66,37 @@ const Graph& Session::graph() const { return *impl_->graph; }
 size_t Session::arena_bytes() const { return impl_->arena_bytes; }
 
 std::vector<std::pair<std::string, std::string>> Session::Placement() const {
+  const Impl& im = *impl_;
   std::vector<std::pair<std::string, std::string>> out;
-  const Graph& g = *impl_->graph;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    out.emplace_back(g.nodes[i].name, impl_->planned ? impl_->placement[i] : impl_->backends[impl_->node_backend[i]]->name());
+  const Graph& g = *im.graph;
+  if (!im.planned) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(g.nodes[i].name, im.backends[im.base_node_backend[i]]->name());
+    return out;
+  }
+  // An inlined If reports where its branch's run-time nodes run, most nodes first ("folded" when
+  // none runs at run time).
+  std::vector<std::string> place(g.nodes.size());
+  std::vector<std::map<std::string, int>> counts(g.nodes.size());
+  for (size_t e = 0; e < im.origin.size(); ++e) {
+    const int o = im.origin[e];
+    if (im.inlined[o].empty()) {
+      place[o] = im.placement[e];
+    } else {
+      ++counts[o][im.placement[e]];
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!im.inlined[i].empty()) {
+      std::vector<std::pair<int, std::string>> by;
+      for (const auto& [where, c] : counts[i])
+        if (where != "folded" && where != "unused") by.emplace_back(-c, where);
+      std::sort(by.begin(), by.end());
+      std::string where;
+      for (const auto& [c, w] : by) where += (where.empty() ? "" : "+") + w;
+      place[i] = (where.empty() ? "folded" : where) + " (" + im.inlined[i] + " inlined)";
+    }
+    out.emplace_back(g.nodes[i].name, place[i]);
+  }
   return out;
 }
 
@@ -55,11 +105,13 @@ std::vector<TraceEntry> Session::Trace() const {
   std::vector<TraceEntry> out;
   if (!im.ran) return out;
   const Graph& g = *im.graph;
-  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-    const Node& n = g.nodes[ni];
+  const Graph& x = *im.exec;
+  for (size_t ni = 0; ni < x.nodes.size(); ++ni) {
     if (!im.live[ni]) continue;
-    for (int v : n.outputs) {
-      if (v < 0 || !im.traced[v]) continue;
+    // Values of `graph` written by an inlined branch are reported as the If's.
+    const Node& n = g.nodes[im.origin[ni]];
+    for (int v : x.nodes[ni].outputs) {
+      if (v < 0 || static_cast<size_t>(v) >= im.traced.size() || !im.traced[v]) continue;
       Result<Tensor> copy = ConvertTensor(im.slots[v], im.slots[v].dtype);
       if (copy.ok()) out.push_back({g.values[v].name, n.name, n.op, std::move(copy).value()});
     }
@@ -67,51 +119,105 @@ std::vector<TraceEntry> Session::Trace() const {
   return out;
 }
 
+namespace {
+
+/// Most If nodes one plan inlines (nested ones included): a bound on the work of planning.
+constexpr int kMaxInlinedIfs = 4096;
+
+/// Extends `consts` (weights in storage type, by value id) to every value of `g`.
+Status AppendConsts(const Graph& g, DType storage, std::vector<Tensor>* consts) {
+  for (size_t v = consts->size(); v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    consts->emplace_back();
+    if (!val.is_constant) continue;
+    if (val.constant.dtype == DType::kFloat32 && storage != DType::kFloat32) {
+      TARE_ASSIGN_OR_RETURN(consts->back(), ConvertTensor(val.constant, storage));
+    } else {
+      consts->back() = val.constant;
+    }
+  }
+  return Status::Ok();
+}
+
+/// Whether a backend other than the reference fallback (the last of `backends`) claims a node of
+/// `g` or of the bodies of its control-flow nodes.
+bool FastBackendClaims(const Graph& g, const std::vector<std::shared_ptr<Backend>>& backends) {
+  for (const Node& n : g.nodes) {
+    for (size_t b = 0; b + 1 < backends.size(); ++b)
+      if (backends[b]->name() != backends.back()->name() && backends[b]->Supports(n, g)) return true;
+    for (const auto& [name, a] : n.attrs)
+      if (a.kind == Attr::Kind::kGraph && a.graph && FastBackendClaims(*a.graph, backends)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+/// A control-flow body run as a nested session: planned once per input shapes, on the enclosing
+/// session's backends, so the bodies' convolutions and LSTMs run on the fast backend too.
+class NestedSessionRunner : public BodyRunner {
+ public:
+  explicit NestedSessionRunner(std::unique_ptr<Session> s) : s_(std::move(s)) {}
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) override {
+    const Graph& g = s_->graph();
+    if (inputs.size() != g.inputs.size())
+      return Status::Error("subgraph takes " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+    named_.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) named_[i] = {g.values[g.inputs[i]].name, inputs[i]};
+    TARE_RETURN_IF_ERROR(s_->Run(named_, &outputs_));
+    std::vector<Tensor> out;
+    out.reserve(outputs_.size());
+    for (NamedTensor& o : outputs_) out.push_back(std::move(o.tensor));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Session> s_;
+  std::vector<NamedTensor> named_, outputs_;
+};
+
 Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> graph, const SessionOptions& options) {
+  if (options.backends.empty()) return Status::Error("no backend given");
+  std::vector<std::shared_ptr<Backend>> backends;
+  for (const std::string& name : options.backends) {
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> b, CreateBackend(name));
+    backends.push_back(std::move(b));
+  }
+  const DType storage = backends[0]->float_storage();
+  for (const auto& b : backends)
+    if (b->float_storage() != storage)
+      return Status::Error("backend '" + b->name() + "' cannot be mixed with '" + backends[0]->name() + "' (different precision)");
+  const std::string fallback = storage == DType::kFloat64 ? "ref64" : "ref";
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
+  backends.push_back(std::move(fb));
+  return CreateWith(std::move(graph), options, std::move(backends));
+}
+
+Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph> graph, const SessionOptions& options,
+                                                     std::vector<std::shared_ptr<Backend>> backends) {
   if (!graph) return Status::Error("no graph");
   TARE_RETURN_IF_ERROR(graph->Validate());
   std::unique_ptr<Session> s(new Session);
   Impl& im = *s->impl_;
   im.graph = graph;
   im.options = options;
-  if (options.backends.empty()) return Status::Error("no backend given");
-  for (const std::string& name : options.backends) {
-    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> b, CreateBackend(name));
-    im.backends.push_back(std::move(b));
-  }
+  im.backends = std::move(backends);
   im.storage = im.backends[0]->float_storage();
-  for (const auto& b : im.backends)
-    if (b->float_storage() != im.storage)
-      return Status::Error("backend '" + b->name() + "' cannot be mixed with '" + im.backends[0]->name() + "' (different precision)");
-  const std::string fallback = im.storage == DType::kFloat64 ? "ref64" : "ref";
-  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
-  im.backends.push_back(std::move(fb));
 
   std::string unsupported;
   int n_unsupported = 0;
   for (const Node& n : graph->nodes) {
-    int chosen = -1;
-    for (size_t b = 0; b < im.backends.size() && chosen < 0; ++b)
-      if (im.backends[b]->Supports(n, *graph)) chosen = static_cast<int>(b);
+    const int chosen = im.ChooseBackend(n, *graph);
     if (chosen < 0) {
       ++n_unsupported;
       unsupported += (unsupported.empty() ? "" : "; ") + n.Where() + (n.domain.empty() ? "" : " domain '" + n.domain + "'");
     }
-    im.node_backend.push_back(chosen);
+    im.base_node_backend.push_back(chosen);
   }
   if (n_unsupported)
     return Status::Error(std::to_string(n_unsupported) + " unsupported node(s): " + unsupported);
 
-  im.consts.resize(graph->values.size());
-  for (size_t v = 0; v < graph->values.size(); ++v) {
-    const Value& val = graph->values[v];
-    if (!val.is_constant) continue;
-    if (val.constant.dtype == DType::kFloat32 && im.storage != DType::kFloat32) {
-      TARE_ASSIGN_OR_RETURN(im.consts[v], ConvertTensor(val.constant, im.storage));
-    } else {
-      im.consts[v] = val.constant;
-    }
-  }
+  TARE_RETURN_IF_ERROR(AppendConsts(*graph, im.storage, &im.base_consts));
   im.traced.assign(graph->values.size(), 0);
   if (options.trace_all) {
     for (const Node& n : graph->nodes)
@@ -124,12 +230,69 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
     im.traced[v] = 1;
   }
   // Validate every node's attributes now (kernel preparation parses them), not at the first run.
+  // Control-flow bodies with work for a fast backend run as nested sessions on this session's
+  // backends (no tracing inside); others on the reference interpreter.
+  SessionOptions nested = options;
+  nested.trace_all = false;
+  nested.trace.clear();
+  const std::vector<std::shared_ptr<Backend>> shared = im.backends;
+  const DType storage = im.storage;
+  im.bodies = [nested, shared, storage](const std::shared_ptr<const Graph>& body) -> Result<std::shared_ptr<BodyRunner>> {
+    // Bodies that take sequences or optionals (a Loop may turn an optional into what it holds
+    // between iterations) stay on the reference interpreter.
+    bool tensors = true;
+    for (int v : body->inputs) tensors = tensors && body->values[v].kind == ValueKind::kTensor;
+    if (!tensors || !FastBackendClaims(*body, shared)) return ReferenceBodyFactory(storage)(body);
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> sub, CreateWith(body, nested, shared));
+    return std::shared_ptr<BodyRunner>(std::make_shared<NestedSessionRunner>(std::move(sub)));
+  };
+  for (const auto& b : im.backends) im.fast = im.fast || b->name() != im.backends.back()->name();
   for (const Node& n : graph->nodes) {
-    Result<KernelFn> k = MakeRefKernel(n, im.storage);
-    if (!k.ok()) return k.status();
-    im.ref_kernels.push_back(std::move(k).value());
+    TARE_ASSIGN_OR_RETURN(KernelFn k, im.MakeKernel(n));
+    im.base_kernels.push_back(std::move(k));
   }
   return s;
+}
+
+Result<KernelFn> Session::Impl::MakeKernel(const Node& n) const {
+  return fast && IsControlFlow(n) ? MakeControlFlowKernel(n, bodies) : MakeRefKernel(n, storage);
+}
+
+int Session::Impl::ChooseBackend(const Node& n, const Graph& g) const {
+  for (size_t b = 0; b < backends.size(); ++b)
+    if (backends[b]->Supports(n, g)) return static_cast<int>(b);
+  return -1;
+}
+
+Status Session::Impl::Inline(int node, bool cond) {
+  TARE_ASSIGN_OR_RETURN(InlinedGraph ig, InlineIf(*exec, static_cast<size_t>(node), cond));
+  auto next = std::make_shared<const Graph>(std::move(ig.graph));
+  const Graph& x = *next;
+  std::vector<int> next_origin, next_backend;
+  std::vector<KernelFn> next_kernels;
+  for (size_t e = 0; e < x.nodes.size(); ++e) {
+    const int from = ig.origin[e];
+    if (from >= 0) {
+      next_origin.push_back(origin[from]);
+      next_backend.push_back(node_backend[from]);
+      next_kernels.push_back(std::move(ref_kernels[from]));
+      continue;
+    }
+    const Node& n = x.nodes[e];
+    next_origin.push_back(origin[node]);
+    const int b = ChooseBackend(n, x);
+    if (b < 0) return Status::Error(n.Where() + ": unsupported op (domain '" + n.domain + "')");
+    next_backend.push_back(b);
+    TARE_ASSIGN_OR_RETURN(KernelFn k, MakeKernel(n));
+    next_kernels.push_back(std::move(k));
+  }
+  inlined[origin[node]] = cond ? "then_branch" : "else_branch";
+  TARE_RETURN_IF_ERROR(AppendConsts(x, storage, &consts));
+  exec = std::move(next);
+  origin = std::move(next_origin);
+  node_backend = std::move(next_backend);
+  ref_kernels = std::move(next_kernels);
+  return Status::Ok();
 }
 
 Status Session::Impl::CheckBytes(const Node& node, const ValueInfo& v) const {
@@ -142,8 +305,28 @@ Status Session::Impl::CheckBytes(const Node& node, const ValueInfo& v) const {
   return Status::Ok();
 }
 
-Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
-  const Graph& g = *graph;
+Status Session::Impl::Plan(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes) {
+  exec = graph;
+  origin.resize(graph->nodes.size());
+  for (size_t i = 0; i < origin.size(); ++i) origin[i] = static_cast<int>(i);
+  node_backend = base_node_backend;
+  ref_kernels = base_kernels;
+  consts = base_consts;
+  inlined.assign(graph->nodes.size(), "");
+  for (int round = 0;; ++round) {
+    int node = -1;
+    bool cond = false;
+    TARE_RETURN_IF_ERROR(PlanOnce(input_shapes, input_dtypes, &node, &cond));
+    if (node < 0) return Status::Ok();
+    if (round == kMaxInlinedIfs)
+      return Status::Error("the model has more than " + std::to_string(kMaxInlinedIfs) + " If nodes to inline (limit)");
+    TARE_RETURN_IF_ERROR(Inline(node, cond));
+  }
+}
+
+Status Session::Impl::PlanOnce(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes,
+                               int* inline_node, bool* cond) {
+  const Graph& g = *exec;
   const size_t nv = g.values.size();
   planned = false;
   dynamic = false;
@@ -161,15 +344,16 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   }
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     int v = g.inputs[i];
-    vi[v] = {true, g.values[v].dtype, input_shapes[i], nullptr};
+    vi[v] = {true, input_dtypes[i], input_shapes[i], nullptr};
     vi[v].kind = g.values[v].kind;
-    slots[v] = Tensor::View(StorageType(g.values[v].dtype, storage), input_shapes[i], nullptr);
+    slots[v] = Tensor::View(StorageType(input_dtypes[i], storage), input_shapes[i], nullptr);
   }
   auto go_dynamic = [&](size_t from) {
     // A shape depends on run-time data, or values are not plain tensors (sequences, optionals,
     // strings, results of control flow): evaluate node by node at every run.
     dynamic = true;
     planned_shapes = input_shapes;
+    planned_dtypes = input_dtypes;
     planned = true;
     for (size_t k = from; k < g.nodes.size(); ++k)
       if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
@@ -180,7 +364,7 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   // Dead nodes (no path to a graph output) are neither folded nor run.
   std::vector<char> needed(nv, 0);
   for (int v : g.outputs) needed[v] = 1;
-  for (size_t v = 0; v < nv; ++v)
+  for (size_t v = 0; v < traced.size(); ++v)
     if (traced[v]) needed[v] = 1;
   live.assign(g.nodes.size(), 0);
   for (size_t ni = g.nodes.size(); ni-- > 0;) {
@@ -211,6 +395,11 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
     Result<std::vector<ValueInfo>> inferred = InferNode(n, ins);
     if (!inferred.ok() && inferred.status().needs_value()) return go_dynamic(ni);
     if (!inferred.ok()) return inferred.status();
+    if (n.op == "If" && (n.domain.empty() || n.domain == "ai.onnx") && known[n.inputs[0]]) {
+      *inline_node = static_cast<int>(ni);
+      *cond = ReadInt(slots[n.inputs[0]], 0) != 0;
+      return Status::Ok();
+    }
     std::vector<ValueInfo> outs = std::move(inferred).value();
     if (!all_known)
       for (const ValueInfo& o : outs)
@@ -266,7 +455,7 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
   for (int v : g.outputs)
     if (!known[v]) last[v] = static_cast<int>(steps.size());
   for (size_t v = 0; v < nv; ++v)  // traced values keep their buffers to the end of the run
-    if (traced[v] && first[v] != -2 && !known[v]) last[v] = static_cast<int>(steps.size());
+    if (v < traced.size() && traced[v] && first[v] != -2 && !known[v]) last[v] = static_cast<int>(steps.size());
   std::vector<BufferUse> uses;
   std::vector<int> use_value;
   for (size_t v = 0; v < nv; ++v) {
@@ -299,12 +488,13 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes) {
     partitions.push_back(std::move(ex));
   }
   planned_shapes = input_shapes;
+  planned_dtypes = input_dtypes;
   planned = true;
   return Status::Ok();
 }
 
 Status Session::Impl::RunDynamic(const std::vector<const Tensor*>& bound) {
-  const Graph& g = *graph;
+  const Graph& g = *exec;
   // Values folded by the last plan stay; everything after the first dynamic node is recomputed.
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     TARE_ASSIGN_OR_RETURN(slots[g.inputs[i]], ConvertTensor(*bound[i], StorageType(bound[i]->dtype, storage)));
@@ -338,10 +528,12 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     bound[i] = &nt.tensor;
   }
   std::vector<Shape> shapes(g.inputs.size());
+  std::vector<DType> dtypes(g.inputs.size());
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& val = g.values[g.inputs[i]];
     if (!bound[i]) return Status::Error("missing input '" + val.name + "'");
     const Tensor& t = *bound[i];
+    dtypes[i] = t.dtype;
     if (t.kind != val.kind)
       return Status::Error("input '" + val.name + "' must be a " + ValueKindName(val.kind) + ", got " + TypeStr(t));
     if (val.dtype != DType::kUndefined && t.dtype != val.dtype && !(t.kind != ValueKind::kTensor && t.dtype == DType::kUndefined))
@@ -364,7 +556,7 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     }
     shapes[i] = t.shape;
   }
-  if (!im.planned || shapes != im.planned_shapes) TARE_RETURN_IF_ERROR(im.Plan(shapes));
+  if (!im.planned || shapes != im.planned_shapes || dtypes != im.planned_dtypes) TARE_RETURN_IF_ERROR(im.Plan(shapes, dtypes));
   if (im.dynamic) {
     TARE_RETURN_IF_ERROR(im.RunDynamic(bound));
   } else {

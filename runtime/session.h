@@ -57,6 +57,10 @@ class Session {
 
  private:
   Session();
+  /// Create with backend instances shared with an enclosing session (the reference fallback last):
+  /// the bodies of its control-flow nodes run as such nested sessions.
+  static Result<std::unique_ptr<Session>> CreateWith(std::shared_ptr<const Graph> graph, const SessionOptions& options,
+                                                     std::vector<std::shared_ptr<Backend>> backends);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

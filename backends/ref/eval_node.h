@@ -3,6 +3,7 @@
 // of control-flow ops (If, Loop, Scan, SequenceMap), and by the op tests.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -50,5 +51,30 @@ class GraphEvaluator {
   std::vector<KernelFn> kernels_;
   std::vector<char> live_;
 };
+
+/// Runs one control-flow body (a closed graph: values of the outer scope arrive as extra inputs).
+/// Inputs in the body's input order, outputs in its output order, float32 values in the storage
+/// type of the node's compute type.
+class BodyRunner {
+ public:
+  virtual ~BodyRunner() = default;
+  virtual Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) = 0;
+};
+
+/// Makes the runner of one body graph. Errors: those of preparing the body (unsupported op,
+/// invalid attributes).
+using BodyFactory = std::function<Result<std::shared_ptr<BodyRunner>>(const std::shared_ptr<const Graph>& body)>;
+
+/// The factory of MakeRefKernel: each body on a GraphEvaluator in compute type `compute`.
+BodyFactory ReferenceBodyFactory(DType compute);
+
+/// Whether `node` is a control-flow op with graph attributes (If, Loop, Scan, SequenceMap).
+bool IsControlFlow(const Node& node);
+
+/// The kernel of a control-flow node (semantics: runtime/ops/control_flow.cc) whose bodies run on
+/// runners made by `factory`, once per body, here. MakeRefKernel uses a GraphEvaluator per body;
+/// a Session passes a factory that runs bodies as nested sessions on its own backends. Errors:
+/// a missing graph attribute, invalid attributes, the factory's errors (prefixed with the node).
+Result<KernelFn> MakeControlFlowKernel(const Node& node, const BodyFactory& factory);
 
 }  // namespace tare

@@ -1,6 +1,6 @@
 // Reference kernels of If, Loop, Scan and SequenceMap (semantics: runtime/ops/control_flow.cc).
-// Bodies run on the reference interpreter (GraphEvaluator) in the same compute type as the node,
-// prepared once when the kernel is made. Values pass between iterations without copies (tensors
+// Bodies run on BodyRunners made once when the kernel is made: the reference interpreter
+// (GraphEvaluator) in the node's compute type, or nested sessions on a session's own backends. Values pass between iterations without copies (tensors
 // are immutable once produced); scan outputs are stacked by copying.
 #include <algorithm>
 #include <cstring>
@@ -15,17 +15,25 @@ namespace {
 /// that stays true) gets an error instead of hanging.
 constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
 
-using Evaluator = std::shared_ptr<GraphEvaluator>;
+using Evaluator = std::shared_ptr<BodyRunner>;
 
-template <class T>
-Result<Evaluator> Prepare(const Node& node, const char* name) {
+/// The reference interpreter as a BodyRunner.
+class EvaluatorRunner : public BodyRunner {
+ public:
+  explicit EvaluatorRunner(std::unique_ptr<GraphEvaluator> e) : e_(std::move(e)) {}
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) override { return e_->Run(inputs); }
+
+ private:
+  std::unique_ptr<GraphEvaluator> e_;
+};
+
+Result<Evaluator> Prepare(const Node& node, const char* name, const BodyFactory& factory) {
   auto it = node.attrs.find(name);
   if (it == node.attrs.end() || it->second.kind != Attr::Kind::kGraph || !it->second.graph)
     return Status::Error(node.Where() + ": attribute '" + std::string(name) + "' (a graph) is missing");
-  const DType compute = std::is_same_v<T, double> ? DType::kFloat64 : DType::kFloat32;
-  Result<std::unique_ptr<GraphEvaluator>> e = GraphEvaluator::Create(it->second.graph, compute);
+  Result<Evaluator> e = factory(it->second.graph);
   if (!e.ok()) return Status::Error(node.Where() + ": " + name + ": " + e.status().message());
-  return Evaluator(std::move(e).value());
+  return std::move(e).value();
 }
 
 bool ReadCond(const Tensor& t) { return ReadInt(t, 0) != 0; }
@@ -91,14 +99,13 @@ Result<size_t> Axis(int64_t a, size_t rank, const std::string& where, const char
   return static_cast<size_t>(a < 0 ? a + r : a);
 }
 
-template <class T>
-Result<KernelFn> MakeIf(const Node& node) {
-  TARE_ASSIGN_OR_RETURN(Evaluator then_e, Prepare<T>(node, "then_branch"));
-  TARE_ASSIGN_OR_RETURN(Evaluator else_e, Prepare<T>(node, "else_branch"));
+Result<KernelFn> MakeIf(const Node& node, const BodyFactory& factory) {
+  TARE_ASSIGN_OR_RETURN(Evaluator then_e, Prepare(node, "then_branch", factory));
+  TARE_ASSIGN_OR_RETURN(Evaluator else_e, Prepare(node, "else_branch", factory));
   return KernelFn([then_e, else_e](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     std::vector<Tensor> captured;
     for (size_t i = 1; i < in.size(); ++i) captured.push_back(in[i] ? *in[i] : Tensor());
-    GraphEvaluator& e = ReadCond(*in[0]) ? *then_e : *else_e;
+    BodyRunner& e = ReadCond(*in[0]) ? *then_e : *else_e;
     TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, e.Run(captured));
     for (size_t i = 0; i < out.size(); ++i)
       if (out[i]) *out[i] = std::move(res[i]);
@@ -106,9 +113,8 @@ Result<KernelFn> MakeIf(const Node& node) {
   });
 }
 
-template <class T>
-Result<KernelFn> MakeLoop(const Node& node) {
-  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+Result<KernelFn> MakeLoop(const Node& node, const BodyFactory& factory) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare(node, "body", factory));
   TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
   const std::string where = node.Where();
   return KernelFn([body, cap, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
@@ -164,7 +170,7 @@ struct ScanAttrs {
 };
 
 // One Scan-9+ run over states and scan inputs (already without the batch axis for Scan-8).
-Result<std::vector<Tensor>> ScanOnce(GraphEvaluator& body, const ScanAttrs& a, std::vector<Tensor> states,
+Result<std::vector<Tensor>> ScanOnce(BodyRunner& body, const ScanAttrs& a, std::vector<Tensor> states,
                                      const std::vector<Tensor>& xs, const std::vector<Tensor>& captured,
                                      size_t n_outputs, const std::string& where) {
   const size_t n_states = states.size();
@@ -203,9 +209,8 @@ Result<std::vector<Tensor>> ScanOnce(GraphEvaluator& body, const ScanAttrs& a, s
   return out;
 }
 
-template <class T>
-Result<KernelFn> MakeScan(const Node& node) {
-  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+Result<KernelFn> MakeScan(const Node& node, const BodyFactory& factory) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare(node, "body", factory));
   TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
   ScanAttrs a;
   TARE_ASSIGN_OR_RETURN(int64_t v8, node.GetInt("tare.scan8", 0));
@@ -272,9 +277,8 @@ Result<KernelFn> MakeScan(const Node& node) {
   });
 }
 
-template <class T>
-Result<KernelFn> MakeSequenceMap(const Node& node) {
-  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare<T>(node, "body"));
+Result<KernelFn> MakeSequenceMap(const Node& node, const BodyFactory& factory) {
+  TARE_ASSIGN_OR_RETURN(Evaluator body, Prepare(node, "body", factory));
   TARE_ASSIGN_OR_RETURN(int64_t cap, node.GetInt("tare.captured", 0));
   const std::string where = node.Where();
   return KernelFn([body, cap, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
@@ -303,12 +307,28 @@ Result<KernelFn> MakeSequenceMap(const Node& node) {
 
 }  // namespace
 
+bool IsControlFlow(const Node& node) {
+  if (!node.domain.empty() && node.domain != "ai.onnx") return false;
+  return node.op == "If" || node.op == "Loop" || node.op == "Scan" || node.op == "SequenceMap";
+}
+
+Result<KernelFn> MakeControlFlowKernel(const Node& node, const BodyFactory& factory) {
+  if (node.op == "If") return MakeIf(node, factory);
+  if (node.op == "Loop") return MakeLoop(node, factory);
+  if (node.op == "Scan") return MakeScan(node, factory);
+  return MakeSequenceMap(node, factory);
+}
+
+BodyFactory ReferenceBodyFactory(DType compute) {
+  return [compute](const std::shared_ptr<const Graph>& body) -> Result<Evaluator> {
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<GraphEvaluator> e, GraphEvaluator::Create(body, compute));
+    return Evaluator(std::make_shared<EvaluatorRunner>(std::move(e)));
+  };
+}
+
 template <class T>
 Result<KernelFn> MakeControlFlow(const Node& node) {
-  if (node.op == "If") return MakeIf<T>(node);
-  if (node.op == "Loop") return MakeLoop<T>(node);
-  if (node.op == "Scan") return MakeScan<T>(node);
-  return MakeSequenceMap<T>(node);
+  return MakeControlFlowKernel(node, ReferenceBodyFactory(std::is_same_v<T, double> ? DType::kFloat64 : DType::kFloat32));
 }
 
 TARE_INSTANTIATE_REF(ControlFlow)

@@ -2,7 +2,7 @@
 // consecutive 512-sample chunks of a fixed 16 kHz signal, carrying the recurrent state from chunk
 // to chunk, and compares every output of every chunk with ONNX Runtime's.
 //
-//   tare_silero_check --models DIR --fixtures DIR [--model legacy|v5|all] [--backend ref|ref64]
+//   tare_silero_check --models DIR --fixtures DIR [--model legacy|v5|all] [--backend ref|ref64|cpu]
 //                     [--tolerance 1e-4] [--state own|ort] [--skip-missing]
 //
 // --models: the folder tests/models/silero/fetch.sh filled (silero_vad_legacy.onnx,
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--fixtures", fixtures, "tests/models/silero (input.npy, <model>/<output>.npy)")->required();
   app.add_option("--model", which, "legacy, v5 or all")->check(CLI::IsMember({"legacy", "v5", "all"}));
-  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember({"ref", "ref64"}));
+  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember({"ref", "ref64", "cpu"}));
   app.add_option("--tolerance", tolerance, "max abs error allowed on every output")->check(CLI::PositiveNumber);
   app.add_option("--state", state, "state fed to chunk c > 0: tare's own (own) or ONNX Runtime's (ort)")
       ->check(CLI::IsMember({"own", "ort"}));
