@@ -54,7 +54,7 @@ bool SupportsConv(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
   if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
   const Value& w = g.values[n.inputs[1]];
-  if (w.is_constant && w.constant.shape.size() != 4) return false;  // 1-D and 3-D convolutions: ref
+  if (w.is_constant && w.constant.shape.size() != 4 && w.constant.shape.size() != 3) return false;  // 3-D convolutions: ref
   return true;
 }
 
@@ -75,7 +75,7 @@ int FuseResidual(Compiler& c, int y) {
 }
 
 Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const GemmConvShape& gs, const std::vector<float>& w,
-                  const std::vector<float>& b, int x, int y0, int y, float* placed) {
+                  const std::vector<float>& b, const float* xp, float* yp) {
   const size_t M = gs.groups * gs.og, Cg = gs.cg, kh = gs.kh, kw = gs.kw;
   // OIHW -> OHWI (per output channel: [kh][kw][Cg]).
   std::vector<float> packed(w.size());
@@ -102,13 +102,56 @@ Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const Gem
   Result<XnnOp> op = CreateConv2d(d, packed.data(), b.data(), gs.lo, gs.hi);
   if (!op.ok()) return op.status().With(n.Where());
   xnn_operator* raw = c.Keep(std::move(op).value());
-  const float* xp = c.In(x, Layout::kNHWC);
-  float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
   TARE_RETURN_IF_ERROR(SetupConv2d(raw, gs.n, gs.ih, gs.iw, xp, yp, c.pool()->raw()).With(n.Where()));
   pthreadpool* pool = c.pool()->raw();
   const std::string where = n.Where();
   c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
-  if (!placed) c.Done(y);
+  return Status::Ok();
+}
+
+Status AddGemmConv(Compiler& c, const Node& n, const std::shared_ptr<GemmConv>& gc, const float* xp, float* yp,
+                   const float* rp) {
+  gc->Bind(xp, yp, rp);
+  if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
+  c.Hold(gc);
+  const GemmConv* raw = gc.get();
+  ThreadPool* pool = c.pool();
+  c.Add([raw, pool] {
+    raw->Run(pool);
+    return Status::Ok();
+  });
+  return Status::Ok();
+}
+
+/// A 1-D convolution: N C L is transposed to N L C (a private buffer, when C > 1 and L > 1), run
+/// as a 2-D convolution with H = 1 into N OL M, and transposed back into the plain output.
+Status CompileConv1d(Compiler& c, const Node& n, const ConvGeometry& geo, const GemmConvShape& gs,
+                     const std::vector<float>& w, const std::vector<float>& b, bool own, int x, int y0, int y) {
+  const size_t N = gs.n, C = gs.groups * gs.cg, L = gs.iw, M = gs.groups * gs.og, OL = gs.ow;
+  const float* xplain = c.In(x, Layout::kPlain);
+  ThreadPool* pool = c.pool();
+  const float* xp = xplain;
+  if (C > 1 && L > 1) {
+    float* xt = c.Alloc(N * C * L);
+    c.SetLabel("transpose ");
+    c.Add([=] { NchwToNhwc(xplain, xt, N, C, L, pool); return Status::Ok(); });
+    c.SetLabel("");
+    xp = xt;
+  }
+  const bool direct = M == 1 || OL == 1;
+  float* yplain = c.OutFused(y0, y, Layout::kPlain, {{xplain, c.slot(x).nbytes()}});
+  float* yp = direct ? yplain : c.Alloc(N * M * OL);
+  if (own) {
+    TARE_RETURN_IF_ERROR(AddGemmConv(c, n, std::make_shared<GemmConv>(gs, w.data(), b.data()), xp, yp, nullptr));
+  } else {
+    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, xp, yp));
+  }
+  if (!direct) {
+    c.SetLabel("transpose ");
+    c.Add([=] { NhwcToNchw(yp, yplain, N, M, OL, pool); return Status::Ok(); });
+    c.SetLabel("");
+  }
+  c.Done(y);
   return Status::Ok();
 }
 
@@ -121,10 +164,13 @@ Status CompileConv(Compiler& c, const Node& n) {
   const Shape& xs = c.shape(x);
   const Shape& ws = c.shape(wv);
   const Shape& ys = c.shape(y0);
-  if (xs.size() != 4 || ws.size() != 4 || c.slot(y0).numel() == 0 || c.slot(x).numel() == 0) return c.CompileRef(n);
+  const bool one_d = xs.size() == 3;
+  if ((xs.size() != 4 && !one_d) || ws.size() != xs.size() || c.slot(y0).numel() == 0 || c.slot(x).numel() == 0)
+    return c.CompileRef(n);
   TARE_ASSIGN_OR_RETURN(ConvAttrs at, ConvAttrs::Parse(n));
+  // A 1-D convolution (N C L) is the 2-D one with H = 1 (the geometry is right-aligned).
   ConvGeometry geo(at, xs, ws, ys);
-  const size_t M = ws[0], Cg = ws[1], kh = ws[2], kw = ws[3], groups = at.group;
+  const size_t M = ws[0], Cg = ws[1], kh = geo.k[1], kw = geo.k[2], groups = at.group;
   const size_t per = Cg * kh * kw;
   std::vector<float> w(c.slot(wv).as<float>(), c.slot(wv).as<float>() + M * per);
   std::vector<float> b(M, 0.0f);
@@ -138,10 +184,10 @@ Status CompileConv(Compiler& c, const Node& n) {
   }
   GemmConvShape gs;
   gs.n = xs[0];
-  gs.ih = xs[2];
-  gs.iw = xs[3];
-  gs.oh = ys[2];
-  gs.ow = ys[3];
+  gs.ih = geo.in[1];
+  gs.iw = geo.in[2];
+  gs.oh = geo.out[1];
+  gs.ow = geo.out[2];
   gs.kh = kh;
   gs.kw = kw;
   gs.sh = geo.s[1];
@@ -159,7 +205,7 @@ Status CompileConv(Compiler& c, const Node& n) {
     return e && std::string(e) == "xnnpack";
   }();
   const bool own = !force_xnn && GemmConv::Available() && GemmConv::Worth(gs);
-  const int res = own ? FuseResidual(c, y) : -1;
+  const int res = own && !one_d ? FuseResidual(c, y) : -1;
   if (res >= 0) y = c.NodeAt(c.pos()).outputs[0];
   Clamp cl;
   y = FuseClamp(c, y, &cl);
@@ -167,23 +213,21 @@ Status CompileConv(Compiler& c, const Node& n) {
   gs.hi = cl.hi;
   // Written straight into a following channel Concat's output when possible.
   gs.ystride = M;
-  float* placed = c.PlaceInConcat(y, &gs.ystride);
-  if (!own) return AddXnnConv(c, n, geo, gs, w, b, x, y0, y, placed);
-  auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
+  float* placed = one_d ? nullptr : c.PlaceInConcat(y, &gs.ystride);
+  if (one_d) return CompileConv1d(c, n, geo, gs, w, b, own, x, y0, y);
   const float* xp = c.In(x, Layout::kNHWC);
+  if (!own) {
+    float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
+    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, xp, yp));
+    if (!placed) c.Done(y);
+    return Status::Ok();
+  }
+  auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
   const float* rp = res >= 0 ? c.In(res, Layout::kNHWC) : nullptr;
   std::vector<std::pair<const void*, size_t>> reads = {{xp, c.slot(x).nbytes()}};
   if (rp) reads.push_back({rp, c.slot(res).nbytes()});
   float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, reads);
-  gc->Bind(xp, yp, rp);
-  if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
-  c.Hold(gc);
-  const GemmConv* raw = gc.get();
-  ThreadPool* pool = c.pool();
-  c.Add([raw, pool] {
-    raw->Run(pool);
-    return Status::Ok();
-  });
+  TARE_RETURN_IF_ERROR(AddGemmConv(c, n, gc, xp, yp, rp));
   if (!placed) c.Done(y);
   return Status::Ok();
 }

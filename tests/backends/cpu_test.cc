@@ -242,6 +242,47 @@ TEST_CASE("cpu Conv, wide layers (the own AVX-512 kernel on machines that have i
   CHECK(ran == 24);
 }
 
+TEST_CASE("cpu 1-D Conv (N C L): random shapes, groups, dilations, pads, strides, narrow and wide; a Conv-Relu-Conv chain") {
+  std::mt19937 rng(5150);
+  int ran = 0;
+  for (int it = 0; it < 40; ++it) {
+    const bool wide = it % 4 == 3;  // the own AVX-512 kernel where the CPU has it
+    const int N = Rnd(rng, 1, 2), groups = wide ? 1 : Rnd(rng, 1, 3);
+    const int cg = wide ? Rnd(rng, 40, 130) : Rnd(rng, 1, 6), mg = wide ? Rnd(rng, 32, 130) : Rnd(rng, 1, 7);
+    const int k = Rnd(rng, 1, 5), s = Rnd(rng, 1, 3), d = Rnd(rng, 1, 2);
+    const int L = (k - 1) * d + Rnd(rng, 1, 12);
+    NodeOf n("Conv");
+    n.Attr("group", int64_t(groups)).Attr("strides", std::vector<int64_t>{s}).Attr("dilations", std::vector<int64_t>{d});
+    n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 2), Rnd(rng, 0, 2)});
+    std::vector<Tensor> in = {RandF32({N, groups * cg, L}, rng), RandF32({groups * mg, cg, k}, rng)};
+    if (it % 2) in.push_back(RandF32({groups * mg}, rng));
+    CAPTURE(it);
+    ran += CheckCpu(n, in, double(cg * k), AbsAll(in));
+  }
+  CHECK(ran == 40);
+  // Silero's encoder pattern: Conv1d -> Relu -> Conv1d (stride 2) -> Relu, on cpu end to end.
+  G g;
+  int x = g.Input("x", {1, 129, 4});
+  int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1}),
+                {x, g.Const("w1", RandF32({128, 129, 3}, rng)), g.Const("b1", RandF32({128}, rng))}, "c1");
+  c = g.Add(NodeOf("Relu"), {c}, "r1");
+  c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1}).Attr("strides", std::vector<int64_t>{2}),
+            {c, g.Const("w2", RandF32({64, 128, 3}, rng)), g.Const("b2", RandF32({64}, rng))}, "c2");
+  g.g->outputs.push_back(g.Add(NodeOf("Relu"), {c}, "r2"));
+  const Tensor xin = RandF32({1, 129, 4}, rng);
+  std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
+  for (int threads : {1, 2}) {
+    auto s = MakeSession(g.g, "cpu", threads);
+    std::vector<NamedTensor> got = RunS(*s, {{"x", xin}});
+    CHECK(PlacementOf(*s, "c1") == "cpu");
+    CHECK(PlacementOf(*s, "c2") == "cpu");
+    REQUIRE(got[0].tensor.shape == Shape{1, 64, 2});
+    // Budget of the second conv over |values|: K = 384 terms of products up to ~129 * 3.
+    for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+      REQUIRE(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-3);
+  }
+}
+
 TEST_CASE("cpu Conv + BatchNormalization + Relu/Clip fused, against the unfused ref64 graph") {
   std::mt19937 rng(77);
   for (int variant = 0; variant < 4; ++variant) {
@@ -583,7 +624,7 @@ TEST_CASE("cpu convolutions written in place into a channel Concat (fire modules
   }
 }
 
-TEST_CASE("cpu leaves what it does not claim to ref: MaxPool with Indices, 1-D Conv, int Add") {
+TEST_CASE("cpu leaves what it does not claim to ref: MaxPool with Indices, 3-D Conv, int Add") {
   std::mt19937 rng(1);
   G g;
   int x = g.Input("x", {1, 4, 6, 6});
@@ -594,9 +635,9 @@ TEST_CASE("cpu leaves what it does not claim to ref: MaxPool with Indices, 1-D C
   RunS(*s, {{"x", RandF32({1, 4, 6, 6}, rng)}});
   CHECK(PlacementOf(*s, "mp") == "ref");
   G g1;
-  int x1 = g1.Input("x", {1, 4, 7});
-  g1.g->outputs.push_back(g1.Add(NodeOf("Conv"), {x1, g1.Const("w", RandF32({2, 4, 3}, rng))}, "c"));
+  int x1 = g1.Input("x", {1, 4, 5, 5, 5});
+  g1.g->outputs.push_back(g1.Add(NodeOf("Conv"), {x1, g1.Const("w", RandF32({2, 4, 3, 3, 3}, rng))}, "c"));
   auto s1 = MakeSession(g1.g, "cpu", 1);
-  RunS(*s1, {{"x", RandF32({1, 4, 7}, rng)}});
+  RunS(*s1, {{"x", RandF32({1, 4, 5, 5, 5}, rng)}});
   CHECK(PlacementOf(*s1, "c") == "ref");
 }
