@@ -20,7 +20,10 @@ struct Session::Impl {
   std::vector<int> base_node_backend;
   std::vector<KernelFn> base_kernels;
   std::vector<Tensor> base_consts;
-  BodyFactory bodies;  // runners of control-flow bodies
+  // Runners of control-flow bodies; `fixed` holds, per body input, the outer weight it always
+  // receives (nullptr for run-time values).
+  std::function<Result<std::shared_ptr<BodyRunner>>(const std::shared_ptr<const Graph>& body,
+                                                    const std::vector<const Tensor*>& fixed)> bodies;
   bool fast = false;   // a backend other than the reference one was asked for
 
   // The graph the current plan runs: `graph` with each If whose condition is known at plan time
@@ -49,7 +52,8 @@ struct Session::Impl {
   std::vector<char> traced;             // per value of `graph`: kept for Trace()
   bool ran = false;
 
-  Result<KernelFn> MakeKernel(const Node& n) const;
+  /// The reference kernel of node n of graph g (control flow: with bodies on this session's backends).
+  Result<KernelFn> MakeKernel(const Node& n, const Graph& g) const;
   int ChooseBackend(const Node& n, const Graph& g) const;
   Status Plan(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes);
   /// One planning pass over `exec`. Stops early, setting *inline_node, at the first live If whose
@@ -157,13 +161,16 @@ bool FastBackendClaims(const Graph& g, const std::vector<std::shared_ptr<Backend
 /// session's backends, so the bodies' convolutions and LSTMs run on the fast backend too.
 class NestedSessionRunner : public BodyRunner {
  public:
-  explicit NestedSessionRunner(std::unique_ptr<Session> s) : s_(std::move(s)) {}
+  /// `pass`: per input of the body as the node gives them, whether it is a graph input of the
+  /// session's body (false: an outer weight made a constant of the body).
+  NestedSessionRunner(std::unique_ptr<Session> s, std::vector<char> pass) : s_(std::move(s)), pass_(std::move(pass)) {}
   Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) override {
     const Graph& g = s_->graph();
-    if (inputs.size() != g.inputs.size())
-      return Status::Error("subgraph takes " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
-    named_.resize(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) named_[i] = {g.values[g.inputs[i]].name, inputs[i]};
+    if (inputs.size() != pass_.size())
+      return Status::Error("subgraph takes " + std::to_string(pass_.size()) + " inputs, got " + std::to_string(inputs.size()));
+    named_.resize(g.inputs.size());
+    for (size_t i = 0, k = 0; i < inputs.size(); ++i)
+      if (pass_[i]) named_[k] = {g.values[g.inputs[k]].name, inputs[i]}, ++k;
     TARE_RETURN_IF_ERROR(s_->Run(named_, &outputs_));
     std::vector<Tensor> out;
     out.reserve(outputs_.size());
@@ -173,6 +180,7 @@ class NestedSessionRunner : public BodyRunner {
 
  private:
   std::unique_ptr<Session> s_;
+  std::vector<char> pass_;
   std::vector<NamedTensor> named_, outputs_;
 };
 
@@ -237,25 +245,61 @@ Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph
   nested.trace.clear();
   const std::vector<std::shared_ptr<Backend>> shared = im.backends;
   const DType storage = im.storage;
-  im.bodies = [nested, shared, storage](const std::shared_ptr<const Graph>& body) -> Result<std::shared_ptr<BodyRunner>> {
+  im.bodies = [nested, shared, storage](const std::shared_ptr<const Graph>& body,
+                                        const std::vector<const Tensor*>& fixed) -> Result<std::shared_ptr<BodyRunner>> {
     // Bodies that take sequences or optionals (a Loop may turn an optional into what it holds
     // between iterations) stay on the reference interpreter.
     bool tensors = true;
     for (int v : body->inputs) tensors = tensors && body->values[v].kind == ValueKind::kTensor;
-    if (!tensors || !FastBackendClaims(*body, shared)) return ReferenceBodyFactory(storage)(body);
-    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> sub, CreateWith(body, nested, shared));
-    return std::shared_ptr<BodyRunner>(std::make_shared<NestedSessionRunner>(std::move(sub)));
+    if (!tensors) return ReferenceBodyFactory(storage)(body);
+    // Outer weights the body reads (captured inputs) become constants of the body, so its
+    // convolutions see known weights as at top level.
+    auto spec = std::make_shared<Graph>(*body);
+    std::vector<char> pass(body->inputs.size(), 1);
+    std::vector<int> inputs;
+    for (size_t i = 0; i < body->inputs.size(); ++i) {
+      const Tensor* w = i < fixed.size() ? fixed[i] : nullptr;
+      Value& v = spec->values[body->inputs[i]];
+      if (!w || (v.dtype != DType::kUndefined && v.dtype != w->dtype)) {
+        inputs.push_back(body->inputs[i]);
+        continue;
+      }
+      v.is_constant = true;
+      v.constant = *w;
+      v.dtype = w->dtype;
+      v.shape = w->shape;
+      v.has_shape = true;
+      pass[i] = 0;
+    }
+    spec->inputs = inputs;
+    if (!FastBackendClaims(*spec, shared)) return ReferenceBodyFactory(storage)(body);
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> sub, CreateWith(spec, nested, shared));
+    return std::shared_ptr<BodyRunner>(std::make_shared<NestedSessionRunner>(std::move(sub), std::move(pass)));
   };
   for (const auto& b : im.backends) im.fast = im.fast || b->name() != im.backends.back()->name();
   for (const Node& n : graph->nodes) {
-    TARE_ASSIGN_OR_RETURN(KernelFn k, im.MakeKernel(n));
+    TARE_ASSIGN_OR_RETURN(KernelFn k, im.MakeKernel(n, *graph));
     im.base_kernels.push_back(std::move(k));
   }
   return s;
 }
 
-Result<KernelFn> Session::Impl::MakeKernel(const Node& n) const {
-  return fast && IsControlFlow(n) ? MakeControlFlowKernel(n, bodies) : MakeRefKernel(n, storage);
+Result<KernelFn> Session::Impl::MakeKernel(const Node& n, const Graph& g) const {
+  if (!fast || !IsControlFlow(n)) return MakeRefKernel(n, storage);
+  // The trailing "tare.captured" inputs of the node are the trailing inputs of each body.
+  TARE_ASSIGN_OR_RETURN(int64_t cap, n.GetInt("tare.captured", 0));
+  std::vector<Tensor> weights;
+  for (size_t k = 0; k < static_cast<size_t>(std::max<int64_t>(cap, 0)) && k < n.inputs.size(); ++k) {
+    const int v = n.inputs[n.inputs.size() - 1 - k];
+    weights.push_back(v >= 0 && g.values[v].is_constant ? g.values[v].constant : Tensor());
+  }
+  auto f = bodies;
+  return MakeControlFlowKernel(n, [f, weights](const std::shared_ptr<const Graph>& body) {
+    std::vector<const Tensor*> fixed(body->inputs.size(), nullptr);
+    for (size_t k = 0; k < weights.size() && k < fixed.size(); ++k)
+      if (weights[k].data) fixed[fixed.size() - 1 - k] = &weights[k];
+    return f(body, fixed);
+  });
 }
 
 int Session::Impl::ChooseBackend(const Node& n, const Graph& g) const {
@@ -283,7 +327,7 @@ Status Session::Impl::Inline(int node, bool cond) {
     const int b = ChooseBackend(n, x);
     if (b < 0) return Status::Error(n.Where() + ": unsupported op (domain '" + n.domain + "')");
     next_backend.push_back(b);
-    TARE_ASSIGN_OR_RETURN(KernelFn k, MakeKernel(n));
+    TARE_ASSIGN_OR_RETURN(KernelFn k, MakeKernel(n, x));
     next_kernels.push_back(std::move(k));
   }
   inlined[origin[node]] = cond ? "then_branch" : "else_branch";

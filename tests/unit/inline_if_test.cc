@@ -170,3 +170,33 @@ TEST_CASE("Session: Ifs nested in an inlined branch are inlined too") {
   CHECK(PlaceOf(*s, "If") == "ref (then_branch inlined)");
   CHECK(s->arena_bytes() > 0);  // planned statically: no dynamic mode
 }
+
+TEST_CASE("Session: an outer weight read by a branch on a run-time condition is a constant of the nested session") {
+  // then: Relu(x * w) with w an outer initializer captured by the If; else: Neg(x) (w unused).
+  GraphBuilder tb;
+  int tx = tb.Input("x", DType::kFloat32, {1, 4});
+  int tw = tb.Input("w", DType::kFloat32, {4});
+  tb.g.outputs = {F32Out(tb, tb.Op("Relu", {F32Out(tb, tb.Op("Mul", {tx, tw})[0])})[0])};
+  GraphBuilder eb;
+  int ex = eb.Input("x", DType::kFloat32, {1, 4});
+  eb.Input("w", DType::kFloat32, {4});
+  eb.g.outputs = {F32Out(eb, eb.Op("Neg", {ex})[0])};
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 4});
+  int cond = b.Input("c", DType::kBool, {});
+  int w = b.Const("w", F32({4}, {1, 10, 100, -1}));
+  int y = b.Op("If", {cond, x, w}, 1,
+               {{"then_branch", GraphAttr(tb.g)}, {"else_branch", GraphAttr(eb.g)}, {"tare.captured", GraphBuilder::Int(2)}})[0];
+  b.g.outputs = {F32Out(b, y)};
+  std::vector<std::string> backends = {"ref"};
+  if (HasBackend("cpu")) backends.push_back("cpu");
+  for (const std::string& be : backends) {
+    CAPTURE(be);
+    auto s = Make(std::make_shared<Graph>(b.g), be);
+    std::vector<NamedTensor> out;
+    REQUIRE(s->Run({{"x", F32({1, 4}, {-1, 2, 3, -4})}, {"c", Make(DType::kBool, {}, {1})}}, &out).ok());
+    for (int i = 0; i < 4; ++i) CHECK(ReadDouble(out[0].tensor, i) == std::vector<double>{0, 20, 300, 4}[i]);
+    REQUIRE(s->Run({{"x", F32({1, 4}, {-1, 2, 3, -4})}, {"c", Make(DType::kBool, {}, {0})}}, &out).ok());
+    for (int i = 0; i < 4; ++i) CHECK(ReadDouble(out[0].tensor, i) == std::vector<double>{1, -2, -3, 4}[i]);
+  }
+}
