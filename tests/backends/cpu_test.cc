@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "tests/backends/op_cases.h"
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;
@@ -640,4 +641,36 @@ TEST_CASE("cpu leaves what it does not claim to ref: MaxPool with Indices, 3-D C
   auto s1 = MakeSession(g1.g, "cpu", 1);
   RunS(*s1, {{"x", RandF32({1, 4, 5, 5, 5}, rng)}});
   CHECK(PlacementOf(*s1, "c") == "ref");
+}
+
+TEST_CASE("cpu: the per-op case table of bench/op_bench.cc (model layers at batch 1) within budget of ref64") {
+  const std::vector<OpCase>& cases = PerfOpCases();
+  REQUIRE(cases.size() >= 25);
+  for (const OpCase& c : cases) {
+    CAPTURE(c.name);
+    if (c.node.op == "LSTM") {
+      // The RNN budget (cpu_rnn_test.cc): S steps of (16 + K) eps on max(1, |y|).
+      Result<std::vector<Tensor>> r64 = Run(c.node, c.inputs, DType::kFloat64);
+      REQUIRE(r64.ok());
+      Result<std::vector<Tensor>> r32 = Run(c.node, c.inputs, DType::kFloat32);
+      REQUIRE(r32.ok());
+      const double units = double(c.inputs[0].shape[0]) * (16.0 + c.macs_per_output / 4);
+      for (int threads : {1, 2}) {
+        std::string ran_on;
+        Result<std::vector<NamedTensor>> r = Status::Error("not run");
+        REQUIRE(RunOneNodeSession(c.node, c.inputs, *r32, "cpu", threads, &ran_on, &r));
+        REQUIRE(r.ok());
+        CHECK(ran_on == "cpu");
+        const Tensor& y = (*r)[0].tensor;
+        REQUIRE(y.shape == (*r64)[0].shape);
+        for (int64_t i = 0; i < y.numel(); ++i) {
+          const double g = ReadDouble(y, i), w = ReadDouble((*r64)[0], i);
+          REQUIRE(std::fabs(g - w) <= units * kEps32 * std::max(1.0, std::fabs(w)));
+        }
+      }
+      continue;
+    }
+    const bool dot = c.node.op == "Conv" || c.node.op == "Gemm" || c.node.op == "GlobalAveragePool";
+    CHECK(CheckCpu(c.node, c.inputs, c.k, dot ? AbsAll(c.inputs) : kNoScale));
+  }
 }

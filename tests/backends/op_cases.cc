@@ -1,0 +1,196 @@
+#include "tests/backends/op_cases.h"
+
+#include <random>
+
+namespace tare::test {
+namespace {
+
+Tensor Uniform(const Shape& s, std::mt19937& g) {
+  Tensor t = Tensor::Alloc(DType::kFloat32, s).value();
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  float* p = t.as<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = u(g);
+  return t;
+}
+
+Attr Ints(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+Attr Int(int64_t v) {
+  Attr a;
+  a.kind = Attr::Kind::kInt;
+  a.i = v;
+  return a;
+}
+
+Node Op(const std::string& op, std::map<std::string, Attr> attrs = {}) {
+  Node n;
+  n.op = op;
+  n.name = op;
+  n.attrs = std::move(attrs);
+  return n;
+}
+
+/// Conv of c_in -> c_out channels on an h x w input, square kernel k, stride s, pad (k-1)/2, groups g.
+OpCase Conv(const std::string& name, int64_t c_in, int64_t hw, int64_t c_out, int64_t k, int64_t s, int64_t groups,
+            std::mt19937& g) {
+  const int64_t p = (k - 1) / 2;
+  OpCase c;
+  c.name = name;
+  c.node = Op("Conv", {{"strides", Ints({s, s})}, {"pads", Ints({p, p, p, p})}, {"group", Int(groups)}});
+  c.inputs = {Uniform({1, c_in, hw, hw}, g), Uniform({c_out, c_in / groups, k, k}, g), Uniform({c_out}, g)};
+  c.k = c.macs_per_output = double(c_in / groups * k * k);
+  return c;
+}
+
+std::vector<OpCase> Build() {
+  std::mt19937 g(2026);
+  std::vector<OpCase> t;
+  // ResNet-18 (224x224): the stem, a 3x3 layer of each stage, a strided 1x1 shortcut.
+  t.push_back(Conv("resnet18/conv1.7x7s2", 3, 224, 64, 7, 2, 1, g));
+  t.push_back(Conv("resnet18/layer1.3x3", 64, 56, 64, 3, 1, 1, g));
+  t.push_back(Conv("resnet18/layer2.3x3", 128, 28, 128, 3, 1, 1, g));
+  t.push_back(Conv("resnet18/layer3.3x3", 256, 14, 256, 3, 1, 1, g));
+  t.push_back(Conv("resnet18/layer4.3x3", 512, 7, 512, 3, 1, 1, g));
+  t.push_back(Conv("resnet18/layer2.downsample.1x1s2", 64, 56, 128, 1, 2, 1, g));
+  // ResNet-20 / VGG-16 on CIFAR (32x32).
+  t.push_back(Conv("resnet20/layer1.3x3", 16, 32, 16, 3, 1, 1, g));
+  t.push_back(Conv("vgg16/block1.3x3", 3, 32, 64, 3, 1, 1, g));
+  t.push_back(Conv("vgg16/block4.3x3", 256, 4, 512, 3, 1, 1, g));
+  // MobileNetV2 (224x224): an expansion 1x1, a depthwise 3x3 (stride 1 and 2), a projection 1x1.
+  t.push_back(Conv("mobilenet_v2/block2.expand.1x1", 24, 56, 144, 1, 1, 1, g));
+  t.push_back(Conv("mobilenet_v2/block2.dw3x3", 144, 56, 144, 3, 1, 144, g));
+  t.push_back(Conv("mobilenet_v2/block3.dw3x3s2", 144, 56, 144, 3, 2, 144, g));
+  t.push_back(Conv("mobilenet_v2/block2.project.1x1", 144, 56, 24, 1, 1, 1, g));
+  // SqueezeNet 1.1: a fire module's squeeze and expand layers.
+  t.push_back(Conv("squeezenet1_1/fire2.squeeze.1x1", 64, 55, 16, 1, 1, 1, g));
+  t.push_back(Conv("squeezenet1_1/fire2.expand3x3", 16, 55, 64, 3, 1, 1, g));
+  // Silero VAD v5: the STFT as a strided 1-D convolution and an encoder layer.
+  {
+    OpCase c;
+    c.name = "silero_v5/stft.conv1d";
+    c.node = Op("Conv", {{"strides", Ints({128})}});
+    c.inputs = {Uniform({1, 1, 576}, g), Uniform({258, 1, 256}, g)};
+    c.k = c.macs_per_output = 256;
+    t.push_back(c);
+    OpCase e;
+    e.name = "silero_v5/encoder0.conv1d";
+    e.node = Op("Conv", {{"pads", Ints({1, 1})}});
+    e.inputs = {Uniform({1, 129, 4}, g), Uniform({128, 129, 3}, g), Uniform({128}, g)};
+    e.k = e.macs_per_output = 129 * 3;
+    t.push_back(e);
+  }
+  // Pools.
+  {
+    OpCase c;
+    c.name = "resnet18/maxpool.3x3s2";
+    c.node = Op("MaxPool", {{"kernel_shape", Ints({3, 3})}, {"strides", Ints({2, 2})}, {"pads", Ints({1, 1, 1, 1})}});
+    c.inputs = {Uniform({1, 64, 112, 112}, g)};
+    t.push_back(c);
+    OpCase a;
+    a.name = "resnet18/global_avgpool";
+    a.node = Op("GlobalAveragePool");
+    a.inputs = {Uniform({1, 512, 7, 7}, g)};
+    a.k = 49;
+    t.push_back(a);
+  }
+  // Classifier heads.
+  {
+    OpCase c;
+    c.name = "resnet18/fc";
+    c.node = Op("Gemm", {{"transB", Int(1)}});
+    c.inputs = {Uniform({1, 512}, g), Uniform({1000, 512}, g), Uniform({1000}, g)};
+    c.k = c.macs_per_output = 512;
+    t.push_back(c);
+    OpCase v;
+    v.name = "vgg16/classifier.fc";
+    v.node = Op("Gemm", {{"transB", Int(1)}});
+    v.inputs = {Uniform({1, 512}, g), Uniform({512, 512}, g), Uniform({512}, g)};
+    v.k = v.macs_per_output = 512;
+    t.push_back(v);
+  }
+  // Elementwise: a residual Add and a Relu of ResNet-18's first stage.
+  {
+    OpCase c;
+    c.name = "resnet18/layer1.add";
+    c.node = Op("Add");
+    c.inputs = {Uniform({1, 64, 56, 56}, g), Uniform({1, 64, 56, 56}, g)};
+    t.push_back(c);
+    OpCase r;
+    r.name = "resnet18/layer1.relu";
+    r.node = Op("Relu");
+    r.inputs = {Uniform({1, 64, 56, 56}, g)};
+    t.push_back(r);
+  }
+  // LSTM: the text model's bidirectional layer (T 32, input 64, hidden 64) and Silero's cell.
+  {
+    OpCase c;
+    c.name = "lstm_text/lstm.bidirectional";
+    c.node = Op("LSTM", {{"hidden_size", Int(64)}, {"direction", Attr()}});
+    c.node.attrs["direction"].kind = Attr::Kind::kString;
+    c.node.attrs["direction"].s = "bidirectional";
+    c.inputs = {Uniform({32, 1, 64}, g), Uniform({2, 256, 64}, g), Uniform({2, 256, 64}, g), Uniform({2, 512}, g)};
+    c.k = c.macs_per_output = 4 * (64 + 64);
+    t.push_back(c);
+    OpCase s;
+    s.name = "silero_v5/decoder.lstm";
+    s.node = Op("LSTM", {{"hidden_size", Int(128)}});
+    s.inputs = {Uniform({1, 1, 128}, g), Uniform({1, 512, 128}, g), Uniform({1, 512, 128}, g), Uniform({1, 1024}, g)};
+    s.k = s.macs_per_output = 4 * (128 + 128);
+    t.push_back(s);
+  }
+  // Softmax over ImageNet's classes.
+  {
+    OpCase c;
+    c.name = "resnet18/softmax";
+    c.node = Op("Softmax", {{"axis", Int(1)}});
+    c.inputs = {Uniform({1, 1000}, g)};
+    c.k = 1000;
+    t.push_back(c);
+  }
+  for (OpCase& c : t) {
+    c.node.name = c.name;
+    c.node.outputs = {0};
+  }
+  return t;
+}
+
+}  // namespace
+
+const std::vector<OpCase>& PerfOpCases() {
+  static const std::vector<OpCase> table = Build();
+  return table;
+}
+
+std::shared_ptr<Graph> CaseGraph(const OpCase& c, Tensor* feed) {
+  auto g = std::make_shared<Graph>();
+  Node n = c.node;
+  n.inputs.clear();
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    Value v;
+    v.name = i == 0 ? "x" : "w" + std::to_string(i);
+    v.dtype = c.inputs[i].dtype;
+    v.shape = c.inputs[i].shape;
+    v.has_shape = true;
+    if (i > 0) {
+      v.is_constant = true;
+      v.constant = c.inputs[i];
+    }
+    n.inputs.push_back(g->AddValue(v));
+    if (i == 0) g->inputs.push_back(n.inputs.back());
+  }
+  Value y;
+  y.name = "y";
+  y.dtype = DType::kFloat32;
+  n.outputs = {g->AddValue(y)};
+  g->outputs = n.outputs;
+  g->nodes.push_back(n);
+  *feed = c.inputs[0];
+  return g;
+}
+
+}  // namespace tare::test
