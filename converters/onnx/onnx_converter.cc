@@ -1,7 +1,5 @@
 #include "converters/onnx/onnx_converter.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -9,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "converters/converter_util.h"
 #include "format/file_io.h"
 #include "onnx.pb.h"
 #include "onnx_values.pb.h"
@@ -18,16 +17,6 @@ namespace tare {
 namespace {
 
 constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
-
-std::string Sha256Hex(const uint8_t* data, size_t size) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data, size, md, &len, EVP_sha256(), nullptr);
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) s += hex[md[i] >> 4], s += hex[md[i] & 15];
-  return s;
-}
 
 /// ONNX TensorProto -> Tensor (copies the data). Handles raw_data and the typed *_data fields.
 Result<Tensor> FromProto(const onnx::TensorProto& p) {
@@ -602,11 +591,6 @@ class Converter {
   std::map<std::string, const onnx::ValueInfoProto*> declared_;
 };
 
-std::string BaseName(const std::string& path) {
-  size_t p = path.find_last_of('/');
-  return p == std::string::npos ? path : path.substr(p + 1);
-}
-
 }  // namespace
 
 Result<std::shared_ptr<Model>> ConvertOnnxBytes(const uint8_t* data, size_t size, const std::string& name) {
@@ -711,17 +695,6 @@ Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind) 
       op.elem_type() != onnx::OptionalProto::SEQUENCE)
     return Status::Error("'" + path + "': only optionals of tensors and sequences are supported");
   return NamedTensor{op.name(), Tensor::Optional(DType::kUndefined, nullptr)};
-}
-
-Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {
-  std::string fmt = from;
-  if (fmt.empty()) {
-    size_t dot = path.find_last_of('.');
-    fmt = dot == std::string::npos ? "" : path.substr(dot + 1);
-  }
-  if (fmt == "tare") return LoadModel(path);
-  if (fmt == "onnx") return ConvertOnnxFile(path);
-  return Status::Error("cannot tell the format of '" + path + "' (use .onnx or .tare, or --from onnx|tare)");
 }
 
 }  // namespace tare

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "converters/converter_util.h"  // LoadAnyModel
 #include "format/model_file.h"
 #include "runtime/session.h"
 
@@ -28,8 +29,5 @@ Result<NamedTensor> ReadTensorProtoFile(const std::string& path);
 /// the ONNX backend test data stores them. Errors: parse failure, maps, nested sequences, bad tensors.
 Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind);
 
-/// Converts any model file tare reads, chosen by extension (.onnx; .tare is loaded) or by
-/// `from` ("onnx", "tare"; empty = by extension). Errors: unknown extension or format.
-Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from = "");
 
 }  // namespace tare
