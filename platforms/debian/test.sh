@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 platforms/debian/build.sh
-# The Silero VAD models (published in an npm package, not committed) for the model.silero_* tests.
+# Published models (in npm packages, not committed) for the model.silero_* and model.tflite_* tests.
 bash tests/models/silero/fetch.sh build/corpus
+bash tests/models/tflite/fetch.sh build/corpus
 cd build
 exec ctest --output-on-failure -j "$(nproc)"
