@@ -310,10 +310,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tare ") + TARE_VERSION);
 
   std::string from, conv_in, conv_out;
-  auto* convert = app.add_subcommand("convert", "convert a model (.onnx) to .tare");
+  auto* convert = app.add_subcommand("convert", "convert a model (.onnx, .tflite) to .tare");
   convert->add_option("input", conv_in, "source model")->required();
   convert->add_option("-o,--output", conv_out, "output .tare file")->required();
-  convert->add_option("--from", from, "source format: onnx (default: from the extension)");
+  convert->add_option("--from", from, "source format: onnx or tflite (default: from the extension)");
 
   std::string run_model, out_dir, trace_dir, backend = "ref";
   std::vector<std::string> input_args;
@@ -331,13 +331,13 @@ int main(int argc, char** argv) {
 
   std::string inspect_model;
   auto* inspect = app.add_subcommand("inspect", "print a model's provenance, inputs, outputs and ops");
-  inspect->add_option("model", inspect_model, ".tare or .onnx file")->required();
+  inspect->add_option("model", inspect_model, ".tare, .onnx or .tflite file")->required();
   inspect->add_option("--from", from, "source format when MODEL is not .tare");
 
   CompareArgs cmp;
   std::string cmp_backends = "ref64,ref";
   auto* compare = app.add_subcommand("compare", "run models on tare's backends, trace every layer, say where and why outputs differ");
-  CLI::Option* cmp_model = compare->add_option("--model", cmp.models, "model file (.onnx or .tare), repeatable")->required();
+  CLI::Option* cmp_model = compare->add_option("--model", cmp.models, "model file (.onnx, .tflite or .tare), repeatable")->required();
   compare->add_option("--backends", cmp_backends, "comma-separated, starting with ref64 (default ref64,ref)");
   compare->add_option("--input", cmp.inputs, "[NAME=]FILE, repeatable (the same inputs for every model)");
   CLI::Option* cmp_expect = compare->add_option(
@@ -347,13 +347,13 @@ int main(int argc, char** argv) {
   compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--dataset", cmp.dataset, "fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): accuracy and top-1 flips");
   compare->add_option("--limit", cmp.limit, "use the first N data-set items (0: all)");
-  compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx)");
+  compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx, tflite)");
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
 
   BenchArgs bench_args;
   std::string bench_backend = "ref";
   auto* bench = app.add_subcommand("bench", "time a model: load, first run, latency percentiles, memory, FLOPs");
-  bench->add_option("model", bench_args.model, ".tare or .onnx file")->required();
+  bench->add_option("model", bench_args.model, ".tare, .onnx or .tflite file")->required();
   bench->add_option("--backend", bench_backend, "ref64 | ref | cpu (comma-separated priority list; default ref)");
   bench->add_option("--threads", bench_args.threads, "threads for the session (ref backends are single-threaded)")
       ->check(CLI::Range(1, 1024));
