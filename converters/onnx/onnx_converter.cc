@@ -640,13 +640,7 @@ Result<std::shared_ptr<Model>> ConvertOnnxFile(const std::string& path) {
 }
 
 Result<NamedTensor> ReadTensorProtoFile(const std::string& path) {
-  TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
-  onnx::TensorProto tp;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX) || !tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return Status::Error("'" + path + "' is not a valid ONNX TensorProto");
-  Result<Tensor> t = FromProto(tp);
-  if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
-  return NamedTensor{tp.name(), std::move(t).value()};
+  return ReadValueProtoFile(path, ValueKind::kTensor);
 }
 
 namespace {
@@ -670,18 +664,28 @@ Result<Tensor> FromSequenceProto(const onnx::SequenceProto& sp, const std::strin
 }  // namespace
 
 Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind) {
-  if (kind == ValueKind::kTensor) return ReadTensorProtoFile(path);
   TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path));
-  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Status::Error("'" + path + "' is too large");
-  const int size = static_cast<int>(bytes.size());
+  return ParseValueProto(bytes.data(), bytes.size(), path, kind);
+}
+
+Result<NamedTensor> ParseValueProto(const uint8_t* data, size_t n, const std::string& path, ValueKind kind) {
+  if (n > static_cast<size_t>(INT32_MAX)) return Status::Error("'" + path + "' is too large");
+  const int size = static_cast<int>(n);
+  if (kind == ValueKind::kTensor) {
+    onnx::TensorProto tp;
+    if (!tp.ParseFromArray(data, size)) return Status::Error("'" + path + "' is not a valid ONNX TensorProto");
+    Result<Tensor> t = FromProto(tp);
+    if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());
+    return NamedTensor{tp.name(), std::move(t).value()};
+  }
   if (kind == ValueKind::kSequence) {
     onnx::SequenceProto sp;
-    if (!sp.ParseFromArray(bytes.data(), size)) return Status::Error("'" + path + "' is not a valid ONNX SequenceProto");
+    if (!sp.ParseFromArray(data, size)) return Status::Error("'" + path + "' is not a valid ONNX SequenceProto");
     TARE_ASSIGN_OR_RETURN(Tensor t, FromSequenceProto(sp, path));
     return NamedTensor{sp.name(), std::move(t)};
   }
   onnx::OptionalProto op;
-  if (!op.ParseFromArray(bytes.data(), size)) return Status::Error("'" + path + "' is not a valid ONNX OptionalProto");
+  if (!op.ParseFromArray(data, size)) return Status::Error("'" + path + "' is not a valid ONNX OptionalProto");
   if (op.has_tensor_value()) {
     Result<Tensor> t = FromProto(op.tensor_value());
     if (!t.ok()) return Status::Error("'" + path + "': " + t.status().message());

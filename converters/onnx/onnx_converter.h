@@ -28,6 +28,8 @@ Result<NamedTensor> ReadTensorProtoFile(const std::string& path);
 /// tensors (kSequence) or an OptionalProto holding a tensor, a sequence or nothing (kOptional), as
 /// the ONNX backend test data stores them. Errors: parse failure, maps, nested sequences, bad tensors.
 Result<NamedTensor> ReadValueProtoFile(const std::string& path, ValueKind kind);
+/// The same from bytes (`name` is used in messages).
+Result<NamedTensor> ParseValueProto(const uint8_t* data, size_t size, const std::string& name, ValueKind kind);
 
 
 }  // namespace tare
