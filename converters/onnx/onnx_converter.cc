@@ -28,6 +28,31 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
     return Status::Error(what + " has unsupported data type " + std::to_string(p.data_type()));
   DType dt = static_cast<DType>(p.data_type());
   Shape shape(p.dims().begin(), p.dims().end());
+  // The element count the dims claim must match the data the proto carries before anything is
+  // allocated (a few bytes must not be able to ask for gigabytes).
+  Result<int64_t> claimed = NumElements(shape);
+  if (!claimed.ok()) return Status::Error(what + ": " + claimed.status().message());
+  {
+    const size_t es0 = DTypeSize(dt);
+    int64_t carried = 0;
+    if (dt == DType::kString) {
+      carried = p.string_data_size();
+    } else if (p.has_raw_data()) {
+      carried = es0 ? static_cast<int64_t>(p.raw_data().size() / es0) : 0;
+      if (es0 && p.raw_data().size() % es0) carried = -1;
+    } else {
+      switch (dt) {
+        case DType::kFloat32: carried = p.float_data_size(); break;
+        case DType::kFloat64: carried = p.double_data_size(); break;
+        case DType::kInt64: carried = p.int64_data_size(); break;
+        case DType::kUInt32: case DType::kUInt64: carried = p.uint64_data_size(); break;
+        default: carried = p.int32_data_size(); break;
+      }
+    }
+    if (carried != *claimed)
+      return Status::Error(what + " has data for " + std::to_string(carried) + " elements, but its shape " + ShapeStr(shape) +
+                           " of " + DTypeName(dt) + " needs " + std::to_string(*claimed));
+  }
   Result<Tensor> alloc = Tensor::Alloc(dt, shape);
   if (!alloc.ok()) return Status::Error(what + ": " + alloc.status().message());
   Tensor t = std::move(alloc).value();

@@ -1,0 +1,42 @@
+// Shared by the fuzz targets: run a converted or loaded model once on the reference backend, with
+// tight session limits, on zero inputs of its declared shapes (unknown dims = 1). Errors are fine;
+// crashes, sanitizer reports, hangs and unbounded allocations are findings.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "format/model_file.h"
+#include "runtime/session.h"
+
+namespace tare::fuzz {
+
+inline void RunOnce(const std::shared_ptr<Model>& model) {
+  std::shared_ptr<const Graph> graph(model, &model->graph);
+  SessionOptions opts;
+  opts.backends = {"ref"};
+  opts.max_tensor_bytes = size_t(16) << 20;
+  opts.max_arena_bytes = size_t(64) << 20;
+  Result<std::unique_ptr<Session>> s = Session::Create(graph, opts);
+  if (!s.ok()) return;
+  std::vector<NamedTensor> inputs;
+  for (int v : graph->inputs) {
+    const Value& val = graph->values[v];
+    if (val.kind != ValueKind::kTensor || val.dtype == DType::kUndefined || val.dtype == DType::kString) return;
+    Shape shape = val.has_shape ? val.shape : Shape{};
+    int64_t n = 1;
+    for (int64_t& d : shape) {
+      if (d < 0) d = 1;
+      if (d > (int64_t(1) << 20)) return;
+      n *= d;
+      if (n > (int64_t(1) << 20)) return;
+    }
+    Result<Tensor> t = Tensor::Alloc(val.dtype, shape);
+    if (!t.ok()) return;
+    if (t->nbytes()) std::memset(t->data, 0, t->nbytes());
+    inputs.push_back({val.name, std::move(t).value()});
+  }
+  std::vector<NamedTensor> outputs;
+  (void)(*s)->Run(inputs, &outputs);
+}
+
+}  // namespace tare::fuzz
