@@ -508,9 +508,16 @@ std::string Converter::OpName(int out_tensor) const {
   return tt->name() && tt->name()->size() ? tt->name()->str() : "op_" + std::to_string(op_index_);
 }
 
+/// Whether TFLite's float kernels apply the fused activation (they clamp to its range; TANH and
+/// SIGN_BIT have none, so they are not applied).
+bool Applied(tfl::ActivationFunctionType act) {
+  return act == tfl::ActivationFunctionType::RELU || act == tfl::ActivationFunctionType::RELU6 ||
+         act == tfl::ActivationFunctionType::RELU_N1_TO_1;
+}
+
 int Converter::OutValue(int t, bool nchw, tfl::ActivationFunctionType act) {
   const std::string name = NameFor(t, nchw);
-  return NewValue(act == tfl::ActivationFunctionType::NONE ? name : name + "/pre_activation", ts_[t].dtype);
+  return NewValue(Applied(act) ? name + "/pre_activation" : name, ts_[t].dtype);
 }
 
 Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionType act) {
@@ -528,9 +535,14 @@ Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionT
       v = Node1("Clip", node + "/relu_n1_to_1",
                 {core, Const(node + "/relu1/min", F32Scalar(-1)), Const(node + "/relu1/max", F32Scalar(1))}, name, ts_[t].dtype);
       break;
-    case tfl::ActivationFunctionType::TANH: v = Node1("Tanh", node + "/tanh", {core}, name, ts_[t].dtype); break;
-    default: return Error("fused activation " + std::to_string(static_cast<int>(act)) + " (SIGN_BIT) is not supported");
+    // TFLite's float kernels clamp to the activation's range, and TANH and SIGN_BIT have none
+    // (CalculateActivationRange leaves them unbounded): a fused TANH is not applied, so tare does
+    // not apply it either (checked against LiteRT.js on ADD, MUL, CONV_2D, DEPTHWISE_CONV_2D).
+    case tfl::ActivationFunctionType::TANH:
+    case tfl::ActivationFunctionType::SIGN_BIT: break;
+    default: return Error("fused activation " + std::to_string(static_cast<int>(act)) + " is not supported");
   }
+
   TState& s = ts_[t];
   if (nchw) {
     s.nchw = v;
@@ -724,6 +736,8 @@ Status Converter::FullyConnected(const tfl::Operator& op) {
   if (in.size() < 2 || out.size() != 1) return Error("expects inputs (input, weights[, bias]) and one output");
   const auto* o = op.builtin_options_as_FullyConnectedOptions();
   const auto act = o ? o->fused_activation_function() : tfl::ActivationFunctionType::NONE;
+  if (act == tfl::ActivationFunctionType::TANH || act == tfl::ActivationFunctionType::SIGN_BIT)
+    return Error("a fused TANH or SIGN_BIT activation, which TFLite's FULLY_CONNECTED refuses too, is not supported");
   if (o && o->weights_format() != 0) return Error("shuffled weights are not supported");
   const int x = in[0], w = in[1], b = in.size() > 2 ? in[2] : -1, y = out[0];
   if (Rank(w) != 2) return Error("weights must have rank 2 [units, input depth]");
@@ -1164,6 +1178,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
         ins.push_back(v);
       }
       const auto act = o->fused_activation_function();
+      if (act != A::NONE) return Error("a fused activation on CONCATENATION (TFLite's kernel refuses it) is not supported");
       const int core = OutValue(out[0], nchw, act);
       AddNode("Concat", OpName(out[0]), ins, {core}, {{"axis", IntAttr(nchw ? NhwcAxisToNchw(axis) : axis)}});
       return SetOutput(out[0], core, nchw, act);

@@ -14,7 +14,8 @@
 // weights with scales (DEQUANTIZE) are turned into float32 weights at conversion, as TFLite
 // computes them (float(q - zero_point) * scale, rounded once). Buffers may live inside the
 // flatbuffer or after it (Buffer.offset/size); every index, offset and length is checked.
-// Fused activations (RELU, RELU6, RELU_N1_TO_1, TANH) become their own nodes.
+// Fused activations RELU, RELU6, RELU_N1_TO_1 become their own nodes; TANH and SIGN_BIT are not
+// applied, as TFLite's float kernels do not apply them (an unbounded activation range).
 #pragma once
 #include <cstddef>
 #include <cstdint>
