@@ -22,7 +22,7 @@ seed() {  # seed TARGET: fills $work/seeds/TARGET once
   local t=$1 d=$work/seeds/$1
   [ -d "$d" ] && return 0
   mkdir -p "$d"
-  set +o pipefail  # `head` closes the pipe early on purpose
+  set +e +o pipefail  # `head` closes pipes early on purpose; a fixture that vanishes is skipped
   case $t in
     onnx) find "$root/tests/models" -name '*.onnx' -size -2M -exec cp -t "$d" {} + 2>/dev/null || true
           [ -d "$data" ] && find "$data/node" -name model.onnx | head -400 | while read -r f; do cp "$f" "$d/$(basename "$(dirname "$f")").onnx"; done ;;
@@ -34,7 +34,7 @@ seed() {  # seed TARGET: fills $work/seeds/TARGET once
             "$root/build/tare" convert "$f" -o "$d/$(basename "$(dirname "$f")").tare" > /dev/null 2>&1 || true
           done ;;
   esac
-  set -o pipefail
+  set -e -o pipefail
 }
 
 run_one() {
