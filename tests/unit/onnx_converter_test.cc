@@ -114,7 +114,7 @@ TEST_CASE("onnx: malformed models are rejected with one clear error") {
   w->add_float_data(1.0f);
   AddNode(m, "Relu", {"w"}, {"y"});
   m.mutable_graph()->add_output()->set_name("y");
-  CHECK(Convert(m).status().message().find("has 1 values, expected 3") != std::string::npos);
+  CHECK(Convert(m).status().message().find("has data for 1 elements, but its shape [3] of float32 needs 3") != std::string::npos);
   onnx::ModelProto u = Base(13);
   AddNode(u, "Relu", {"nowhere"}, {"y"});
   u.mutable_graph()->add_output()->set_name("y");
