@@ -23,6 +23,14 @@ MAX_OPSET = 17  # default ONNX domain; converters/onnx accepts opsets 1..17
 NOT_COVERED = {
     ("", "Tile"): {1: "Tile-1's (input, tiles, axis) form is not rewritten to Tile-6's repeats"},
 }
+# Ops of the "tflite" domain (quantized TFLite builtins, converters/tflite) have no ONNX schema:
+# their column lists the TFLite builtin versions whose quantized forms tare maps and a test runs
+# (tests/ops/tflite_quant_test.cc, tests/models/tflite_quant).
+TFLITE_VERSIONS = {
+    "QConv2D": [1, 3], "QDepthwiseConv2D": [1, 3], "QFullyConnected": [1, 4], "QAdd": [1, 2], "QMul": [1, 2],
+    "QAveragePool2D": [1, 2], "QMaxPool2D": [1, 2], "QSoftmax": [1, 2], "QLogistic": [1, 2], "Quantize": [1],
+    "Dequantize": [1, 2],
+}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OP_LIST = os.path.join(ROOT, "runtime", "ops", "op_list.inc")
 COVERAGE = os.path.join(ROOT, "runtime", "ops", "op_coverage.inc")
@@ -72,6 +80,8 @@ def since_versions():
         if s.since_version in NOT_COVERED.get((domain, s.name), {}):
             continue
         versions.setdefault((domain, s.name), set()).add(s.since_version)
+    for name, v in TFLITE_VERSIONS.items():
+        versions[("tflite", name)] = set(v)
     return {k: sorted(v) for k, v in versions.items()}
 
 
