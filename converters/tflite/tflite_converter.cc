@@ -204,6 +204,15 @@ class Converter {
   Status Reduce(const tfl::Operator& op, const std::string& ir_op);
   Status StridedSlice(const tfl::Operator& op);
   Status Lstm(const tfl::Operator& op);
+  /// Quantized operators (int8/uint8/int16 activations with scales): the domain "tflite" ops on
+  /// kernels/quant, in TFLite's layout. Returns NotHandled (an ok status with *handled false) for
+  /// float operators.
+  Status Quantized(const tfl::Operator& op, int code, bool* handled);
+  /// Whether tensor t is an integer tensor with quantization scales.
+  bool IsQuant(int t) const;
+  /// Adds the quantization of tensor t as attributes `<prefix>scale(s)` / `<prefix>zero_point(s)`.
+  Status QuantAttrs(int t, const std::string& scale_key, const std::string& zp_key, std::map<std::string, Attr>* attrs,
+                    bool allow_per_channel = false);
 
   std::string OpName(int out_tensor) const;
   /// Tensor t's TFLite name (or "tensor_<t>").
@@ -959,6 +968,179 @@ Status Converter::Lstm(const tfl::Operator& op) {
   return Status::Ok();
 }
 
+bool Converter::IsQuant(int t) const {
+  if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return false;
+  const DType d = ts_[t].dtype;
+  if (d != DType::kInt8 && d != DType::kUInt8 && d != DType::kInt16) return false;
+  const auto* q = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->quantization();
+  return q && q->scale() && q->scale()->size();
+}
+
+Status Converter::QuantAttrs(int t, const std::string& scale_key, const std::string& zp_key, std::map<std::string, Attr>* attrs,
+                             bool allow_per_channel) {
+  const auto* q = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->quantization();
+  if (!q || !q->scale() || !q->scale()->size()) return Error("tensor " + std::to_string(t) + " has no quantization scale");
+  const size_t n = q->scale()->size();
+  if (n > 1 && !allow_per_channel) return Error("tensor " + std::to_string(t) + " has per-channel scales where TFLite takes one");
+  Attr sc;
+  sc.kind = allow_per_channel ? Attr::Kind::kFloats : Attr::Kind::kFloat;
+  std::vector<int64_t> zps;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (allow_per_channel) sc.floats.push_back(v); else sc.f = v;
+    zps.push_back(q->zero_point() && q->zero_point()->size() > i ? q->zero_point()->Get(static_cast<flatbuffers::uoffset_t>(i)) : 0);
+  }
+  (*attrs)[scale_key] = sc;
+  (*attrs)[zp_key] = allow_per_channel ? IntsAttr(zps) : IntAttr(zps[0]);
+  return Status::Ok();
+}
+
+namespace {
+std::string ActName(tfl::ActivationFunctionType a) {
+  switch (a) {
+    case tfl::ActivationFunctionType::RELU: return "RELU";
+    case tfl::ActivationFunctionType::RELU6: return "RELU6";
+    case tfl::ActivationFunctionType::RELU_N1_TO_1: return "RELU_N1_TO_1";
+    default: return "NONE";
+  }
+}
+}  // namespace
+
+Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
+  *handled = false;
+  const std::vector<int> in = Ins(op), out = Outs(op);
+  if (out.size() != 1 || in.empty() || in[0] < 0) return Status::Ok();
+  const int x = in[0], y = out[0];
+  const bool qin = IsQuant(x), qout = IsQuant(y);
+  // QUANTIZE (float -> int, or int -> int) and DEQUANTIZE of run-time tensors.
+  if (code == QUANTIZE) {
+    if (!qout) return Error("QUANTIZE to a tensor without scales");
+    std::map<std::string, Attr> a = {{"to", IntAttr(static_cast<int>(ts_[y].dtype))}};
+    TARE_RETURN_IF_ERROR(QuantAttrs(y, "y_scale", "y_zero_point", &a));
+    if (qin) TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scale", "x_zero_point", &a));
+    TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
+    ts_[y].plain = Node1("Quantize", OpName(y), {xv}, NameFor(y, false), ts_[y].dtype, a);
+    g_->nodes.back().domain = "tflite";
+    *handled = true;
+    return Status::Ok();
+  }
+  if (code == DEQUANTIZE && !IsConst(x) && qin) {
+    std::map<std::string, Attr> a;
+    TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scales", "x_zero_points", &a, true));
+    a["axis"] = IntAttr(sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(x))->quantization()->quantized_dimension());
+    TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
+    ts_[y].plain = Node1("Dequantize", OpName(y), {xv}, NameFor(y, false), DType::kFloat32, a);
+    g_->nodes.back().domain = "tflite";
+    *handled = true;
+    return Status::Ok();
+  }
+  if (!qin) return Status::Ok();
+  // Layout-only ops on quantized tensors keep the quantization: the float mapping handles them.
+  if (code == RESHAPE || code == SQUEEZE || code == EXPAND_DIMS || code == TRANSPOSE || code == GATHER || code == SLICE ||
+      code == STRIDED_SLICE)
+    return Status::Ok();
+  std::map<std::string, Attr> a;
+  std::vector<int> ins;
+  std::string ir;
+  TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
+  ins.push_back(xv);
+  if (!qout) return Error("quantized input with a float output is not supported");
+  TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scale", "x_zero_point", &a));
+  TARE_RETURN_IF_ERROR(QuantAttrs(y, "y_scale", "y_zero_point", &a));
+  auto weights = [&](int w, int b) -> Status {
+    if (!IsConst(w)) return Error("quantized weights must be constants");
+    TARE_RETURN_IF_ERROR(QuantAttrs(w, "w_scales", "w_zero_points", &a, true));
+    ins.push_back(Const(TName(w), ts_[w].data));
+    if (b >= 0) {
+      if (!IsConst(b)) return Error("the bias must be a constant");
+      ins.push_back(Const(TName(b), ts_[b].data));
+    }
+    return Status::Ok();
+  };
+  switch (code) {
+    case CONV_2D:
+    case DEPTHWISE_CONV_2D: {
+      if (in.size() < 2) return Error("expects inputs (input, filter[, bias])");
+      int64_t sh, sw, dh, dw;
+      tfl::Padding pad;
+      tfl::ActivationFunctionType act;
+      if (code == CONV_2D) {
+        const auto* o = op.builtin_options_as_Conv2DOptions();
+        if (!o) return Error("missing Conv2DOptions");
+        sh = o->stride_h(), sw = o->stride_w(), dh = o->dilation_h_factor(), dw = o->dilation_w_factor(), pad = o->padding(),
+        act = o->fused_activation_function();
+        ir = "QConv2D";
+      } else {
+        const auto* o = op.builtin_options_as_DepthwiseConv2DOptions();
+        if (!o) return Error("missing DepthwiseConv2DOptions");
+        sh = o->stride_h(), sw = o->stride_w(), dh = o->dilation_h_factor(), dw = o->dilation_w_factor(), pad = o->padding(),
+        act = o->fused_activation_function();
+        a["depth_multiplier"] = IntAttr(o->depth_multiplier());
+        ir = "QDepthwiseConv2D";
+      }
+      a["strides"] = IntsAttr({sh, sw});
+      a["dilations"] = IntsAttr({dh, dw});
+      a["padding"] = StrAttr(pad == tfl::Padding::SAME ? "SAME" : "VALID");
+      a["activation"] = StrAttr(ActName(act));
+      TARE_RETURN_IF_ERROR(weights(in[1], in.size() > 2 ? in[2] : -1));
+      break;
+    }
+    case FULLY_CONNECTED: {
+      if (in.size() < 2) return Error("expects inputs (input, weights[, bias])");
+      const auto* o = op.builtin_options_as_FullyConnectedOptions();
+      const auto act = o ? o->fused_activation_function() : tfl::ActivationFunctionType::NONE;
+      if (!Applied(act) && act != tfl::ActivationFunctionType::NONE) return Error("this fused activation is not supported");
+      a["activation"] = StrAttr(ActName(act));
+      a["keep_num_dims"] = IntAttr(o && o->keep_num_dims() ? 1 : 0);
+      ir = "QFullyConnected";
+      TARE_RETURN_IF_ERROR(weights(in[1], in.size() > 2 ? in[2] : -1));
+      break;
+    }
+    case ADD:
+    case MUL: {
+      if (in.size() != 2 || !IsQuant(in[1])) return Error("expects two quantized inputs");
+      TARE_RETURN_IF_ERROR(QuantAttrs(in[1], "x2_scale", "x2_zero_point", &a));
+      TARE_ASSIGN_OR_RETURN(int x2, Plain(in[1]));
+      ins.push_back(x2);
+      tfl::ActivationFunctionType act = tfl::ActivationFunctionType::NONE;
+      if (code == ADD) {
+        const auto* o = op.builtin_options_as_AddOptions();
+        if (o) act = o->fused_activation_function(), a["pot_scale_int16"] = IntAttr(o->pot_scale_int16() ? 1 : 0);
+        ir = "QAdd";
+      } else {
+        const auto* o = op.builtin_options_as_MulOptions();
+        if (o) act = o->fused_activation_function();
+        ir = "QMul";
+      }
+      a["activation"] = StrAttr(ActName(act));
+      break;
+    }
+    case AVERAGE_POOL_2D:
+    case MAX_POOL_2D: {
+      const auto* o = op.builtin_options_as_Pool2DOptions();
+      if (!o) return Error("missing Pool2DOptions");
+      a["kernel_shape"] = IntsAttr({o->filter_height(), o->filter_width()});
+      a["strides"] = IntsAttr({o->stride_h(), o->stride_w()});
+      a["padding"] = StrAttr(o->padding() == tfl::Padding::SAME ? "SAME" : "VALID");
+      a["activation"] = StrAttr(ActName(o->fused_activation_function()));
+      ir = code == MAX_POOL_2D ? "QMaxPool2D" : "QAveragePool2D";
+      break;
+    }
+    case SOFTMAX: {
+      const auto* o = op.builtin_options_as_SoftmaxOptions();
+      a["beta"] = FloatAttr(o ? o->beta() : 1.0f);
+      ir = "QSoftmax";
+      break;
+    }
+    case LOGISTIC: ir = "QLogistic"; break;
+    default: return Error("the quantized form is not supported");
+  }
+  ts_[y].plain = Node1(ir, OpName(y), ins, NameFor(y, false), ts_[y].dtype, a);
+  g_->nodes.back().domain = "tflite";
+  *handled = true;
+  return Status::Ok();
+}
+
 Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int version, const std::string& custom) {
   (void)index;
   (void)version;
@@ -975,6 +1157,9 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
     return Status::Ok();
   };
   using A = tfl::ActivationFunctionType;
+  bool handled = false;
+  TARE_RETURN_IF_ERROR(Quantized(op, code, &handled));
+  if (handled) return Status::Ok();
   switch (code) {
     case CONV_2D: return Conv(op, false);
     case DEPTHWISE_CONV_2D: return Conv(op, true);
