@@ -57,6 +57,13 @@ class Backend {
   virtual DType float_storage() const = 0;
   /// Whether the backend runs this node (op, dtypes, attributes).
   virtual bool Supports(const Node& node, const Graph& graph) const = 0;
+  /// Whether the backend runs some nodes of this op (by op type and domain alone, for `tare ops`;
+  /// Supports decides per node). The reference backends run every op.
+  virtual bool ClaimsOp(const std::string& domain, const std::string& op) const {
+    (void)domain;
+    (void)op;
+    return true;
+  }
   /// Prepares the nodes of `part` (parse attributes, pack weights, bind buffers). `slots` holds one
   /// tensor per graph value id with its dtype, concrete shape and data pointer (arena views, weights,
   /// folded constants) for every value the partition reads or writes; they stay valid, at the same

@@ -249,8 +249,18 @@ int CmdInspect(const std::string& path, const std::string& from) {
 }
 
 int CmdOps(bool markdown) {
-  std::string names;
-  for (const std::string& b : AvailableBackends()) names += (names.empty() ? "" : ",") + b;
+  // Per op, the built-in backends that run it (nodes cpu does not claim run on ref).
+  std::vector<std::unique_ptr<Backend>> all;
+  for (const std::string& b : AvailableBackends()) {
+    Result<std::unique_ptr<Backend>> be = CreateBackend(b);
+    if (be.ok()) all.push_back(std::move(be).value());
+  }
+  auto backends_of = [&](const OpSpec& s) {
+    std::string names;
+    for (const auto& b : all)
+      if (b->ClaimsOp(s.domain, s.name)) names += (names.empty() ? "" : ",") + b->name();
+    return names;
+  };
   // The opsets and dtypes of each op: runtime/ops/op_coverage.inc, which tests/unit/ops_doc_test.cc
   // keeps in step with op_list.inc ("?" would mark an op it lacks).
   struct OpCoverage {
@@ -288,7 +298,7 @@ int CmdOps(bool markdown) {
     for (const OpSpec& s : AllOps()) {
       const OpCoverage c = coverage(s);
       std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", s.name, s.domain, cell(c.opsets).c_str(),
-                  cell(c.dtypes).c_str(), cell(s.doc).c_str(), cell(s.budget.text).c_str(), names.c_str());
+                  cell(c.dtypes).c_str(), cell(s.doc).c_str(), cell(s.budget.text).c_str(), backends_of(s).c_str());
     }
     return 0;
   }
@@ -296,7 +306,7 @@ int CmdOps(bool markdown) {
   for (const OpSpec& s : AllOps()) {
     const OpCoverage c = coverage(s);
     std::string name = std::string(*s.domain ? std::string(s.domain) + "." : "") + s.name;
-    std::printf("%-26s %-14s %-10s %s; %s; opsets %s; %s\n", name.c_str(), s.family, names.c_str(), s.doc,
+    std::printf("%-26s %-14s %-10s %s; %s; opsets %s; %s\n", name.c_str(), s.family, backends_of(s).c_str(), s.doc,
                 s.budget.text, c.opsets, c.dtypes);
   }
   return 0;

@@ -70,6 +70,13 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu"; }
   DType float_storage() const override { return DType::kFloat32; }
 
+  bool ClaimsOp(const std::string& domain, const std::string& op) const override {
+    Node n;
+    n.op = op;
+    n.domain = domain;
+    return Find(n) != nullptr;
+  }
+
   bool Supports(const Node& node, const Graph& graph) const override {
     const OpImpl* op = Find(node);
     if (!op) return false;
