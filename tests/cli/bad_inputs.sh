@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Bad input never crashes or hangs the CLI: it exits 1 with exactly one line on stderr.
 # Usage: bad_inputs.sh TARE FIXTURE_DIR WORK_DIR
-# Cases: empty, truncated (many lengths) and bit-flipped (many positions) .tare and .onnx files,
+# Cases: empty, truncated (many lengths) and bit-flipped (many positions) .tare, .onnx and .tflite files,
 # a missing input, an input of the wrong shape or dtype, an unknown backend, a missing file.
-# A flipped bit in an ONNX file's weight bytes cannot be detected (ONNX has no checksum): such runs
-# may succeed, so .onnx flips must only exit 0 or 1, with one error line when 1.
+# A flipped bit in an ONNX or TFLite file's weight bytes cannot be detected (neither format has a
+# checksum): such runs may succeed, so their flips must only exit 0 or 1, with one error line when 1.
 set -u
 TARE=$1; FIX=$2; WORK=$3
 rm -rf "$WORK"; mkdir -p "$WORK"
@@ -45,9 +45,11 @@ payload_size = len(data) - 10 - hlen
 new_size = payload_size * 2 if "'<f4'" in hdr else payload_size // 2
 open(work + '/wrong_dtype.npy', 'wb').write(data[:10] + alt.encode() + b'\0' * new_size)
 PY
-: > "$WORK/empty.tare"; : > "$WORK/empty.onnx"
+: > "$WORK/empty.tare"; : > "$WORK/empty.onnx"; : > "$WORK/empty.tflite"
 expect_error empty-tare no -- "$TARE" run "$WORK/empty.tare" --input "$FIX/input.npy" --output-dir "$WORK/o"
 expect_error empty-onnx no -- "$TARE" run "$WORK/empty.onnx" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error empty-tflite no -- "$TARE" run "$WORK/empty.tflite" --input "$FIX/input.npy" --output-dir "$WORK/o"
+expect_error onnx-as-tflite no -- "$TARE" run "$FIX/model.onnx" --from tflite --input "$FIX/input.npy" --output-dir "$WORK/o"
 expect_error missing-file no -- "$TARE" run "$WORK/nope.tare" --input "$FIX/input.npy" --output-dir "$WORK/o"
 expect_error missing-input no -- "$TARE" run "$WORK/good.tare" --output-dir "$WORK/o"
 expect_error extra-input no -- "$TARE" run "$WORK/good.tare" --input "$FIX/input.npy" --input "$FIX/input.npy" --output-dir "$WORK/o"
@@ -57,10 +59,10 @@ expect_error wrong-shape no -- "$TARE" run "$WORK/good.tare" --input "$WORK/wron
 expect_error wrong-dtype no -- "$TARE" run "$WORK/good.tare" --input "$WORK/wrong_dtype.npy" --output-dir "$WORK/o"
 expect_error bad-npy no -- "$TARE" run "$WORK/good.tare" --input "$WORK/empty.tare" --output-dir "$WORK/o"
 expect_error bad-backend no -- "$TARE" run "$WORK/good.tare" --backend gpu9 --input "$FIX/input.npy" --output-dir "$WORK/o"
-for ext in tare onnx; do
-  src=$WORK/good.$ext; [[ $ext == onnx ]] && src=$FIX/model.onnx
+for ext in tare onnx tflite; do
+  src=$WORK/good.$ext; [[ $ext == onnx ]] && src=$FIX/model.onnx; [[ $ext == tflite ]] && src=$FIX/tflite_twin/model.tflite
   size=$(stat -c %s "$src")
-  allow=no; [[ $ext == onnx ]] && allow=yes
+  allow=no; [[ $ext != tare ]] && allow=yes  # ONNX and TFLite files have no checksum
   for k in 1 2 3 5 8 13 21 34 55 89; do  # truncations spread over the file
     head -c $((size * k / 97)) "$src" > "$WORK/trunc.$ext"
     expect_error "truncated-$ext-$k" no -- "$TARE" run "$WORK/trunc.$ext" --input "$FIX/input.npy" --output-dir "$WORK/o"
