@@ -254,20 +254,29 @@ Result<Tensor> Converter::BufferData(const tfl::Tensor& t, size_t index, DType d
     len = b->size();
   }
   if (!bytes) return Tensor();  // no data: a run-time tensor
+  const size_t es = DTypeSize(dt);
+  Result<int64_t> numel = NumElements(shape);
+  if (!numel.ok()) return Status::Error(what + ": " + numel.status().message());
   if (t.sparsity()) {
-    // Sparse values: a flat vector of the stored elements, densified below.
-    const size_t es = DTypeSize(dt);
+    // Sparse values: a flat vector of the stored elements, densified below. The dense tensor may
+    // not be more than 64 times the stored values (plus 1 Mi elements): a few bytes of a file must
+    // not be able to ask for gigabytes (TFLite's sparse weights are dense to a few times).
     if (es == 0 || len % es) return Status::Error(what + ": sparse buffer of " + std::to_string(len) + " bytes");
-    TARE_ASSIGN_OR_RETURN(Tensor v, Tensor::Alloc(dt, {static_cast<int64_t>(len / es)}));
+    const int64_t stored = static_cast<int64_t>(len / es);
+    if (*numel > 64 * stored + (int64_t(1) << 20))
+      return Status::Error(what + ": a sparse tensor of shape " + ShapeStr(shape) + " with only " + std::to_string(stored) +
+                           " stored values (over tare's density limit of 1/64)");
+    TARE_ASSIGN_OR_RETURN(Tensor v, Tensor::Alloc(dt, {stored}));
     std::memcpy(v.data, bytes, len);
     return Densify(t, index, v, dt, shape);
   }
+  // The data must fill the shape exactly: checked before allocating anything.
+  if (es == 0 || static_cast<uint64_t>(*numel) > UINT64_MAX / es || static_cast<uint64_t>(*numel) * es != len)
+    return Status::Error(what + " has " + std::to_string(len) + " bytes of data, expected " +
+                         std::to_string(static_cast<uint64_t>(*numel) * es) + " for shape " + ShapeStr(shape) + " of " + DTypeName(dt));
   Result<Tensor> alloc = Tensor::Alloc(dt, shape);
   if (!alloc.ok()) return Status::Error(what + ": " + alloc.status().message());
   Tensor out = std::move(alloc).value();
-  if (out.nbytes() != len)
-    return Status::Error(what + " has " + std::to_string(len) + " bytes of data, expected " + std::to_string(out.nbytes()) +
-                         " for shape " + ShapeStr(shape) + " of " + DTypeName(dt));
   if (len) std::memcpy(out.data, bytes, len);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "converters/onnx/onnx_converter.h"
+#include "converters/tflite/tflite_converter.h"
 
 using namespace tare;
 
@@ -22,6 +23,21 @@ TEST_CASE("fuzz pb: a TensorProto whose dims claim far more elements than it car
     Result<NamedTensor> r = ParseValueProto(b.data() + 1, b.size() - 1, "repro.pb", ValueKind::kTensor);
     REQUIRE(!r.ok());
     CHECK(r.status().message().find("needs") != std::string::npos);
+    ++n;
+  }
+  CHECK(n >= 1);
+}
+
+TEST_CASE("tflite: a shape far larger than its buffer is rejected before allocating (new-user finding)") {
+  // A filter dimension raised to 67108867 (2.4 GB of int8) with 108 bytes of data: formerly the
+  // converter allocated and zeroed the tensor before comparing sizes.
+  const std::filesystem::path dir = std::filesystem::path(TARE_SOURCE_DIR) / "tests/fuzz/regressions/tflite";
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind("huge-shape-", 0) != 0) continue;
+    Result<std::shared_ptr<Model>> m = ConvertTfliteFile(e.path().string());
+    REQUIRE(!m.ok());
+    CHECK(m.status().message().find("bytes of data, expected") != std::string::npos);
     ++n;
   }
   CHECK(n >= 1);
