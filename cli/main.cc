@@ -227,8 +227,9 @@ int CmdInspect(const std::string& path, const std::string& from) {
   const Provenance& p = model.provenance;
   const Graph& g = model.graph;
   std::printf("source:    %s (%s), sha256 %s\n", p.source_file.c_str(), p.source_format.c_str(), p.source_sha256.c_str());
-  std::printf("producer:  %s %s, ir_version %lld, converted by tare %s\n", p.producer_name.c_str(),
-              p.producer_version.c_str(), static_cast<long long>(p.ir_version), p.tare_version.c_str());
+  std::string producer = p.producer_name + (p.producer_version.empty() ? "" : " " + p.producer_version);
+  if (p.source_format == "onnx") producer += ", ir_version " + std::to_string(p.ir_version);
+  std::printf("producer:  %s, converted by tare %s\n", producer.c_str(), p.tare_version.c_str());
   for (const auto& [d, v] : p.opset_imports)
     std::printf("opset:     %s %lld\n", d.empty() ? "ai.onnx" : d.c_str(), static_cast<long long>(v));
   auto describe = [&](int v) {
