@@ -35,6 +35,9 @@ struct Session::Impl {
   std::vector<KernelFn> ref_kernels;
   std::vector<Tensor> consts;
   std::vector<std::string> inlined;  // per node of `graph`: the branch inlined in its place, if any
+  // The body runners made for control-flow nodes, by node name (for Placement).
+  std::shared_ptr<std::map<std::string, std::vector<std::shared_ptr<BodyRunner>>>> runners =
+      std::make_shared<std::map<std::string, std::vector<std::shared_ptr<BodyRunner>>>>();
 
   // The current plan.
   bool planned = false;
@@ -98,6 +101,13 @@ std::vector<std::pair<std::string, std::string>> Session::Placement() const {
       std::string where;
       for (const auto& [c, w] : by) where += (where.empty() ? "" : "+") + w;
       place[i] = (where.empty() ? "folded" : where) + " (" + im.inlined[i] + " inlined)";
+    }
+    // Control-flow nodes run at run time: where their bodies' nodes run.
+    auto it = im.runners->find(g.nodes[i].name);
+    if (it != im.runners->end() && !it->second.empty() && place[i].find("(dynamic)") != std::string::npos) {
+      std::string bodies;
+      for (const auto& r : it->second) bodies += (bodies.empty() ? "" : " | ") + r->Placement();
+      place[i] += "; bodies: " + bodies;
     }
     out.emplace_back(g.nodes[i].name, place[i]);
   }
@@ -172,13 +182,36 @@ class NestedSessionRunner : public BodyRunner {
     for (size_t i = 0, k = 0; i < inputs.size(); ++i)
       if (pass_[i]) named_[k] = {g.values[g.inputs[k]].name, inputs[i]}, ++k;
     TARE_RETURN_IF_ERROR(s_->Run(named_, &outputs_));
+    ran_ = true;
     std::vector<Tensor> out;
     out.reserve(outputs_.size());
     for (NamedTensor& o : outputs_) out.push_back(std::move(o.tensor));
     return out;
   }
 
+  std::string Placement() const override {
+    if (!ran_) return "not run yet";
+    std::map<std::string, int> counts;
+    for (const auto& [node, where] : s_->Placement())
+      if (where != "folded" && where != "unused") {
+        // "cpu", "ref (dynamic)", "cpu+ref (then_branch inlined)": count each backend named.
+        const std::string head = where.substr(0, where.find(' '));
+        for (size_t p = 0; p <= head.size();) {
+          const size_t q = std::min(head.find('+', p), head.size());
+          ++counts[head.substr(p, q - p)];
+          p = q + 1;
+        }
+      }
+    std::vector<std::pair<int, std::string>> by;
+    for (const auto& [w, c] : counts) by.emplace_back(-c, w);
+    std::sort(by.begin(), by.end());
+    std::string s;
+    for (const auto& [c, w] : by) s += (s.empty() ? "" : "+") + w;
+    return s.empty() ? "folded" : s;
+  }
+
  private:
+  bool ran_ = false;
   std::unique_ptr<Session> s_;
   std::vector<char> pass_;
   std::vector<NamedTensor> named_, outputs_;
@@ -294,11 +327,16 @@ Result<KernelFn> Session::Impl::MakeKernel(const Node& n, const Graph& g) const 
     weights.push_back(v >= 0 && g.values[v].is_constant ? g.values[v].constant : Tensor());
   }
   auto f = bodies;
-  return MakeControlFlowKernel(n, [f, weights](const std::shared_ptr<const Graph>& body) {
+  auto record = runners;
+  (*record)[n.name].clear();
+  const std::string name = n.name;
+  return MakeControlFlowKernel(n, [f, weights, record, name](const std::shared_ptr<const Graph>& body) {
     std::vector<const Tensor*> fixed(body->inputs.size(), nullptr);
     for (size_t k = 0; k < weights.size() && k < fixed.size(); ++k)
       if (weights[k].data) fixed[fixed.size() - 1 - k] = &weights[k];
-    return f(body, fixed);
+    Result<std::shared_ptr<BodyRunner>> r = f(body, fixed);
+    if (r.ok()) (*record)[name].push_back(*r);
+    return r;
   });
 }
 

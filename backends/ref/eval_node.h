@@ -59,6 +59,8 @@ class BodyRunner {
  public:
   virtual ~BodyRunner() = default;
   virtual Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) = 0;
+  /// Where the body's nodes run, for `--explain` (e.g. "ref", "cpu+ref").
+  virtual std::string Placement() const = 0;
 };
 
 /// Makes the runner of one body graph. Errors: those of preparing the body (unsupported op,

@@ -20,11 +20,13 @@ using Evaluator = std::shared_ptr<BodyRunner>;
 /// The reference interpreter as a BodyRunner.
 class EvaluatorRunner : public BodyRunner {
  public:
-  explicit EvaluatorRunner(std::unique_ptr<GraphEvaluator> e) : e_(std::move(e)) {}
+  EvaluatorRunner(std::unique_ptr<GraphEvaluator> e, std::string where) : e_(std::move(e)), where_(std::move(where)) {}
   Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs) override { return e_->Run(inputs); }
+  std::string Placement() const override { return where_; }
 
  private:
   std::unique_ptr<GraphEvaluator> e_;
+  std::string where_;
 };
 
 Result<Evaluator> Prepare(const Node& node, const char* name, const BodyFactory& factory) {
@@ -322,7 +324,7 @@ Result<KernelFn> MakeControlFlowKernel(const Node& node, const BodyFactory& fact
 BodyFactory ReferenceBodyFactory(DType compute) {
   return [compute](const std::shared_ptr<const Graph>& body) -> Result<Evaluator> {
     TARE_ASSIGN_OR_RETURN(std::unique_ptr<GraphEvaluator> e, GraphEvaluator::Create(body, compute));
-    return Evaluator(std::make_shared<EvaluatorRunner>(std::move(e)));
+    return Evaluator(std::make_shared<EvaluatorRunner>(std::move(e), compute == DType::kFloat64 ? "ref64" : "ref"));
   };
 }
 
