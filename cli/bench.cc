@@ -280,7 +280,14 @@ int CmdBench(const BenchArgs& args) {
   auto r0 = Clock::now();
   Status s = session.Run(inputs, &outputs);
   auto r1 = Clock::now();
-  if (!s.ok()) return Fail(s.message());
+  if (!s.ok()) {
+    // Generated values (zeros for integer inputs) may not be what the model expects, e.g. a
+    // sample rate or a length: say which inputs were generated.
+    std::string generated;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (sources[i] != "given") generated += (generated.empty() ? "" : ", ") + inputs[i].name;
+    return Fail(s.message() + (generated.empty() ? "" : " (generated inputs: " + generated + "; give real ones with --input NAME=FILE)"));
+  }
   const double first_ms = Ms(r0, r1);
   for (int i = 0; i < args.warmup; ++i) {
     s = session.Run(inputs, &outputs);

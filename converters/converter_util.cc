@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <filesystem>
+
 #include "converters/onnx/onnx_converter.h"
 #include "converters/tflite/tflite_converter.h"
 
@@ -24,6 +26,8 @@ std::string BaseName(const std::string& path) {
 
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {
   std::string fmt = from;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::Error("'" + path + "' is a directory, not a model file");
   if (fmt.empty()) {
     size_t dot = path.find_last_of('.');
     fmt = dot == std::string::npos ? "" : path.substr(dot + 1);
