@@ -11,13 +11,6 @@ using namespace tare::test;
 
 namespace {
 
-Attr GraphAttr(const Graph& g) {
-  Attr a;
-  a.kind = Attr::Kind::kGraph;
-  a.graph = std::make_shared<Graph>(g);
-  return a;
-}
-
 // Loop body (i, cond, v) -> (cond, v + step), step of dtype `step_type`.
 Graph AddBody(DType step_type) {
   GraphBuilder b;
@@ -36,7 +29,7 @@ Result<std::vector<NamedTensor>> RunLoop(const Graph& body, int64_t m) {
   GraphBuilder b;
   int mi = b.Input("M", DType::kInt64, {});
   int v0 = b.Input("v0", DType::kFloat32, {2});
-  int y = b.Op("Loop", {mi, -1, v0}, 1, {{"body", GraphAttr(body)}})[0];
+  int y = b.Op("Loop", {mi, -1, v0}, 1, {{"body", GraphBuilder::GraphOf(body)}})[0];
   b.g.outputs = {y};
   auto s = Session::Create(std::make_shared<Graph>(b.g), SessionOptions{});
   if (!s.ok()) return s.status();
@@ -71,7 +64,7 @@ TEST_CASE("If branches with different output types are an error") {
   e.g.outputs = {e.Const("b", Make(DType::kInt64, {1}, {1}))};
   GraphBuilder b;
   int c = b.Input("c", DType::kBool, {});
-  b.g.outputs = {b.Op("If", {c}, 1, {{"then_branch", GraphAttr(t.g)}, {"else_branch", GraphAttr(e.g)}})[0]};
+  b.g.outputs = {b.Op("If", {c}, 1, {{"then_branch", GraphBuilder::GraphOf(t.g)}, {"else_branch", GraphBuilder::GraphOf(e.g)}})[0]};
   auto s = Session::Create(std::make_shared<Graph>(b.g), SessionOptions{});
   REQUIRE(s.ok());
   Tensor ct = Tensor::Alloc(DType::kBool, {}).value();
@@ -90,7 +83,7 @@ TEST_CASE("Scan directions other than 0 and 1 are an error") {
   GraphBuilder b;
   int init = b.Input("init", DType::kFloat32, {1});
   int xs = b.Input("xs", DType::kFloat32, {3, 1});
-  auto outs = b.Op("Scan", {init, xs}, 2, {{"body", GraphAttr(body.g)}, {"num_scan_inputs", GraphBuilder::Int(1)},
+  auto outs = b.Op("Scan", {init, xs}, 2, {{"body", GraphBuilder::GraphOf(body.g)}, {"num_scan_inputs", GraphBuilder::Int(1)},
                                            {"scan_input_directions", GraphBuilder::Ints({2})}});
   b.g.outputs = outs;
   auto s = Session::Create(std::make_shared<Graph>(b.g), SessionOptions{});

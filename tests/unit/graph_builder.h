@@ -1,5 +1,6 @@
 // Builds small graphs by hand for the unit tests.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct GraphBuilder {
   }
   static Attr Ints(std::vector<int64_t> v) { Attr a; a.kind = Attr::Kind::kInts; a.ints = std::move(v); return a; }
   static Attr Int(int64_t v) { Attr a; a.kind = Attr::Kind::kInt; a.i = v; return a; }
+  /// A GRAPH attribute holding a copy of `g` (If branches, Loop and Scan bodies).
+  static Attr GraphOf(const Graph& g) { Attr a; a.kind = Attr::Kind::kGraph; a.graph = std::make_shared<Graph>(g); return a; }
 };
 
 }  // namespace tare::test

@@ -13,13 +13,6 @@ using namespace tare::test;
 
 namespace {
 
-Attr GraphAttr(const Graph& g) {
-  Attr a;
-  a.kind = Attr::Kind::kGraph;
-  a.graph = std::make_shared<Graph>(g);
-  return a;
-}
-
 int F32Out(GraphBuilder& b, int v) {
   b.g.values[v].dtype = DType::kFloat32;
   return v;
@@ -48,7 +41,7 @@ std::shared_ptr<Graph> ShapeCondGraph() {
   int batch = b.Op("Gather", {shape, b.Const("zero", Make(DType::kInt64, {}, {0}))})[0];
   int cond = b.Op("Equal", {batch, b.Const("one", Make(DType::kInt64, {}, {1}))})[0];
   int y = b.Op("If", {cond, x}, 1,
-               {{"then_branch", GraphAttr(ThenBranch())}, {"else_branch", GraphAttr(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
+               {{"then_branch", GraphBuilder::GraphOf(ThenBranch())}, {"else_branch", GraphBuilder::GraphOf(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
   b.g.values[y].name = "y";
   b.g.outputs = {F32Out(b, y)};
   return std::make_shared<Graph>(b.g);
@@ -84,7 +77,7 @@ TEST_CASE("InlineIf: the branch replaces the node, outer values feed its inputs,
   // A branch value called like an outer one ("x" is the branch input; "Mul_0:0" clashes below).
   int outer = b.Op("Mul", {x, x})[0];  // named "Mul_0:0", as the branch's Mul output
   int y = b.Op("If", {cond, x}, 1,
-               {{"then_branch", GraphAttr(ThenBranch())}, {"else_branch", GraphAttr(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
+               {{"then_branch", GraphBuilder::GraphOf(ThenBranch())}, {"else_branch", GraphBuilder::GraphOf(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
   int z = b.Op("Add", {y, outer})[0];
   b.g.outputs = {z};
   Result<InlinedGraph> r = InlineIf(b.g, 1, true);
@@ -132,7 +125,7 @@ TEST_CASE("Session: an If on a run-time condition runs its branches as nested se
   int x = b.Input("x", DType::kFloat32, {1, 4});
   int cond = b.Input("c", DType::kBool, {});
   int y = b.Op("If", {cond, x}, 1,
-               {{"then_branch", GraphAttr(ThenBranch())}, {"else_branch", GraphAttr(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
+               {{"then_branch", GraphBuilder::GraphOf(ThenBranch())}, {"else_branch", GraphBuilder::GraphOf(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
   b.g.outputs = {F32Out(b, y)};
   auto g = std::make_shared<Graph>(b.g);
   std::vector<std::string> backends = {"ref", "ref64"};
@@ -162,10 +155,10 @@ TEST_CASE("Session: Ifs nested in an inlined branch are inlined too") {
   int batch = ib.Op("Gather", {shape, ib.Const("zero", Make(DType::kInt64, {}, {0}))})[0];
   int cond = ib.Op("Equal", {batch, ib.Const("one", Make(DType::kInt64, {}, {1}))})[0];
   int y = ib.Op("If", {cond, x}, 1,
-                {{"then_branch", GraphAttr(ThenBranch())}, {"else_branch", GraphAttr(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
+                {{"then_branch", GraphBuilder::GraphOf(ThenBranch())}, {"else_branch", GraphBuilder::GraphOf(ElseBranch())}, {"tare.captured", GraphBuilder::Int(1)}})[0];
   ib.g.outputs = {F32Out(ib, y)};
   std::shared_ptr<Graph> g = ShapeCondGraph();
-  g->nodes.back().attrs["then_branch"] = GraphAttr(ib.g);
+  g->nodes.back().attrs["then_branch"] = GraphBuilder::GraphOf(ib.g);
   auto s = Make(g, "ref");
   std::vector<NamedTensor> out;
   REQUIRE(s->Run({{"x", F32({1, 4}, {-1, 2, -3, 4})}}, &out).ok());
@@ -189,7 +182,7 @@ TEST_CASE("Session: an outer weight read by a branch on a run-time condition is 
   int cond = b.Input("c", DType::kBool, {});
   int w = b.Const("w", F32({4}, {1, 10, 100, -1}));
   int y = b.Op("If", {cond, x, w}, 1,
-               {{"then_branch", GraphAttr(tb.g)}, {"else_branch", GraphAttr(eb.g)}, {"tare.captured", GraphBuilder::Int(2)}})[0];
+               {{"then_branch", GraphBuilder::GraphOf(tb.g)}, {"else_branch", GraphBuilder::GraphOf(eb.g)}, {"tare.captured", GraphBuilder::Int(2)}})[0];
   b.g.outputs = {F32Out(b, y)};
   std::vector<std::string> backends = {"ref"};
   if (HasBackend("cpu")) backends.push_back("cpu");
