@@ -21,19 +21,30 @@ struct PoolAxis {
   std::vector<int64_t> first;  ///< window o's taps are taps[first[o] .. first[o+1])
   std::vector<int64_t> padded_count;  ///< taps of window o inside [-b, in + e)
 
-  /// Fills taps/first/padded_count.
+  /// Fills taps/first/padded_count. Window o's taps are p_j = o*s - b + j*d, j in [0, k); the j
+  /// whose p_j falls in [lo, hi) are found by division, so a huge kernel over a small input costs
+  /// only the taps that exist (a fuzzed model with kernel 2^30 looped 2^30 times per window).
   void Resolve() {
     first.assign(1, 0);
     padded_count.clear();
+    taps.clear();
+    // j range with lo <= o*s - b + j*d < hi (d >= 1), clamped to [0, k).
+    auto range = [&](int64_t o, int64_t lo, int64_t hi, int64_t* j0, int64_t* j1) {
+      const int64_t base = o * s - b;
+      const int64_t a = lo - base, c = hi - 1 - base;  // need a <= j*d <= c
+      *j0 = a <= 0 ? 0 : (a + d - 1) / d;
+      *j1 = c < 0 ? -1 : c / d;
+      *j0 = std::max<int64_t>(*j0, 0);
+      *j1 = std::min<int64_t>(*j1, k - 1);
+    };
     for (int64_t o = 0; o < out; ++o) {
-      int64_t np = 0;
-      for (int64_t j = 0; j < k; ++j) {
-        const int64_t p = o * s - b + j * d;
-        if (p >= 0 && p < in) taps.push_back(p);
-        if (p >= -b && p < in + e) ++np;
-      }
+      int64_t j0, j1;
+      range(o, 0, in, &j0, &j1);
+      for (int64_t j = j0; j <= j1; ++j) taps.push_back(o * s - b + j * d);
+      int64_t q0, q1;
+      range(o, -b, in + e, &q0, &q1);
       first.push_back(static_cast<int64_t>(taps.size()));
-      padded_count.push_back(np);
+      padded_count.push_back(std::max<int64_t>(0, q1 - q0 + 1));
     }
   }
 };
