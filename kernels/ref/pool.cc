@@ -17,17 +17,20 @@ namespace {
 /// Pooling geometry of one spatial axis, resolved against the run-time shapes.
 struct PoolAxis {
   int64_t in = 1, out = 1, k = 1, s = 1, d = 1, b = 0, e = 0;
-  std::vector<int64_t> taps;   ///< in-input tap positions of every window, window after window
-  std::vector<int64_t> first;  ///< window o's taps are taps[first[o] .. first[o+1])
+  std::vector<int64_t> start;  ///< window o's taps are start[o] + t * d for t < count[o]
+  std::vector<int64_t> count;  ///< in-input taps of window o
   std::vector<int64_t> padded_count;  ///< taps of window o inside [-b, in + e)
+  int64_t total = 0;           ///< sum of count over the windows (the work of this axis)
 
-  /// Fills taps/first/padded_count. Window o's taps are p_j = o*s - b + j*d, j in [0, k); the j
-  /// whose p_j falls in [lo, hi) are found by division, so a huge kernel over a small input costs
-  /// only the taps that exist (a fuzzed model with kernel 2^30 looped 2^30 times per window).
+  /// Fills start/count/padded_count/total. Window o's taps are p_j = o*s - b + j*d, j in [0, k);
+  /// the j whose p_j falls in [lo, hi) are found by division and kept as a progression, so a huge
+  /// kernel over a small input costs neither time nor memory per absent tap (fuzzed models with
+  /// kernels near 2^30 walked, then stored, every tap).
   void Resolve() {
-    first.assign(1, 0);
+    start.clear();
+    count.clear();
     padded_count.clear();
-    taps.clear();
+    total = 0;
     // j range with lo <= o*s - b + j*d < hi (d >= 1), clamped to [0, k).
     auto range = [&](int64_t o, int64_t lo, int64_t hi, int64_t* j0, int64_t* j1) {
       const int64_t base = o * s - b;
@@ -40,10 +43,11 @@ struct PoolAxis {
     for (int64_t o = 0; o < out; ++o) {
       int64_t j0, j1;
       range(o, 0, in, &j0, &j1);
-      for (int64_t j = j0; j <= j1; ++j) taps.push_back(o * s - b + j * d);
+      start.push_back(o * s - b + j0 * d);
+      count.push_back(std::max<int64_t>(0, j1 - j0 + 1));
+      total += count.back();
       int64_t q0, q1;
       range(o, -b, in + e, &q0, &q1);
-      first.push_back(static_cast<int64_t>(taps.size()));
       padded_count.push_back(std::max<int64_t>(0, q1 - q0 + 1));
     }
   }
@@ -74,20 +78,19 @@ void PoolPlanes(const PoolAttrs& at, const PoolAxis* ax, int64_t planes, const U
     for (int64_t o0 = 0; o0 < ax[0].out; ++o0)
       for (int64_t o1 = 0; o1 < ax[1].out; ++o1)
         for (int64_t o2 = 0; o2 < ax[2].out; ++o2, ++oi) {
-          const int64_t* t0 = ax[0].taps.data();
-          const int64_t* t1 = ax[1].taps.data();
-          const int64_t* t2 = ax[2].taps.data();
-          const int64_t b0 = ax[0].first[o0], e0 = ax[0].first[o0 + 1];
-          const int64_t b1 = ax[1].first[o1], e1 = ax[1].first[o1 + 1];
-          const int64_t b2 = ax[2].first[o2], e2 = ax[2].first[o2 + 1];
+          // Tap t of axis a is at s_a + t * d_a, t < n_a.
+          const int64_t s0 = ax[0].start[o0], s1 = ax[1].start[o1], s2 = ax[2].start[o2];
+          const int64_t d0 = ax[0].d, d1 = ax[1].d, d2 = ax[2].d;
+          const int64_t n0 = ax[0].count[o0], n1 = ax[1].count[o1], n2 = ax[2].count[o2];
           if (at.is_max) {
-            U best = xp[(t0[b0] * ax[1].in + t1[b1]) * ax[2].in + t2[b2]];
-            int64_t a0 = t0[b0], a1 = t1[b1], a2 = t2[b2];
-            for (int64_t i0 = b0; i0 < e0; ++i0)
-              for (int64_t i1 = b1; i1 < e1; ++i1)
-                for (int64_t i2 = b2; i2 < e2; ++i2) {
-                  const U v = xp[(t0[i0] * ax[1].in + t1[i1]) * ax[2].in + t2[i2]];
-                  if (!IsNaN(best) && (v > best || IsNaN(v))) { best = v; a0 = t0[i0]; a1 = t1[i1]; a2 = t2[i2]; }
+            U best = xp[(s0 * ax[1].in + s1) * ax[2].in + s2];
+            int64_t a0 = s0, a1 = s1, a2 = s2;
+            for (int64_t i0 = 0; i0 < n0; ++i0)
+              for (int64_t i1 = 0; i1 < n1; ++i1)
+                for (int64_t i2 = 0; i2 < n2; ++i2) {
+                  const int64_t p0 = s0 + i0 * d0, p1 = s1 + i1 * d1, p2 = s2 + i2 * d2;
+                  const U v = xp[(p0 * ax[1].in + p1) * ax[2].in + p2];
+                  if (!IsNaN(best) && (v > best || IsNaN(v))) { best = v; a0 = p0; a1 = p1; a2 = p2; }
                 }
             y[oi] = best;
             if (idx)
@@ -95,12 +98,13 @@ void PoolPlanes(const PoolAttrs& at, const PoolAxis* ax, int64_t planes, const U
                                                      : (a0 * ax[1].in + a1) * ax[2].in + a2);
           } else {
             U acc = 0;
-            for (int64_t i0 = b0; i0 < e0; ++i0)
-              for (int64_t i1 = b1; i1 < e1; ++i1)
-                for (int64_t i2 = b2; i2 < e2; ++i2) acc = acc + xp[(t0[i0] * ax[1].in + t1[i1]) * ax[2].in + t2[i2]];
+            for (int64_t i0 = 0; i0 < n0; ++i0)
+              for (int64_t i1 = 0; i1 < n1; ++i1)
+                for (int64_t i2 = 0; i2 < n2; ++i2)
+                  acc = acc + xp[((s0 + i0 * d0) * ax[1].in + s1 + i1 * d1) * ax[2].in + s2 + i2 * d2];
             const int64_t count = at.count_include_pad
                                       ? ax[0].padded_count[o0] * ax[1].padded_count[o1] * ax[2].padded_count[o2]
-                                      : (e0 - b0) * (e1 - b1) * (e2 - b2);
+                                      : n0 * n1 * n2;
             y[oi] = static_cast<U>(acc / static_cast<U>(count));
           }
         }
@@ -153,6 +157,16 @@ Result<KernelFn> MakePool(const Node& node) {
     }
     for (PoolAxis& a : ax) a.Resolve();
     const int64_t planes = x.shape[0] * x.shape[1];
+    // Every window must see the input, and the taps visited are bounded: attributes cost nothing
+    // to write, so a tiny model must not be able to ask for years of work (limit 2^32 taps).
+    for (const PoolAxis& a : ax)
+      for (int64_t c : a.count)
+        if (c == 0) return Status::Error("a pooling window lies entirely in the padding");
+    const double work = static_cast<double>(planes) * static_cast<double>(ax[0].total) * static_cast<double>(ax[1].total) *
+                        static_cast<double>(ax[2].total);
+    if (work > 4294967296.0)
+      return Status::Error("the pooling would visit " + std::to_string(static_cast<long long>(work)) +
+                           " input elements, over tare's limit of 2^32");
     int64_t* idx = ind ? ind->as<int64_t>() : nullptr;
     switch (x.dtype) {
       case DType::kInt8: PoolPlanes<int8_t>(at, ax, planes, x.as<int8_t>(), y.as<int8_t>(), idx); break;
