@@ -67,6 +67,22 @@ struct Session::Impl {
   Status CheckBytes(const Node& node, const ValueInfo& v) const;
 };
 
+namespace {
+
+/// "cpu+ref": the placements counted in `counts`, most nodes first (ties by name), "folded" and
+/// "unused" left out; "folded" when nothing else is left.
+std::string JoinByCount(const std::map<std::string, int>& counts) {
+  std::vector<std::pair<int, std::string>> by;
+  for (const auto& [where, c] : counts)
+    if (where != "folded" && where != "unused") by.emplace_back(-c, where);
+  std::sort(by.begin(), by.end());
+  std::string s;
+  for (const auto& [c, w] : by) s += (s.empty() ? "" : "+") + w;
+  return s.empty() ? "folded" : s;
+}
+
+}  // namespace
+
 Session::Session() : impl_(new Impl) {}
 Session::~Session() = default;
 const Graph& Session::graph() const { return *impl_->graph; }
@@ -94,13 +110,7 @@ std::vector<std::pair<std::string, std::string>> Session::Placement() const {
   }
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!im.inlined[i].empty()) {
-      std::vector<std::pair<int, std::string>> by;
-      for (const auto& [where, c] : counts[i])
-        if (where != "folded" && where != "unused") by.emplace_back(-c, where);
-      std::sort(by.begin(), by.end());
-      std::string where;
-      for (const auto& [c, w] : by) where += (where.empty() ? "" : "+") + w;
-      place[i] = (where.empty() ? "folded" : where) + " (" + im.inlined[i] + " inlined)";
+      place[i] = JoinByCount(counts[i]) + " (" + im.inlined[i] + " inlined)";
     }
     // Control-flow nodes run at run time: where their bodies' nodes run.
     auto it = im.runners->find(g.nodes[i].name);
@@ -202,12 +212,7 @@ class NestedSessionRunner : public BodyRunner {
           p = q + 1;
         }
       }
-    std::vector<std::pair<int, std::string>> by;
-    for (const auto& [w, c] : counts) by.emplace_back(-c, w);
-    std::sort(by.begin(), by.end());
-    std::string s;
-    for (const auto& [c, w] : by) s += (s.empty() ? "" : "+") + w;
-    return s.empty() ? "folded" : s;
+    return JoinByCount(counts);
   }
 
  private:
