@@ -24,6 +24,18 @@ std::string BaseName(const std::string& path) {
   return p == std::string::npos ? path : path.substr(p + 1);
 }
 
+Tensor Int64Vector(const std::vector<int64_t>& v) {
+  Tensor t = Tensor::Alloc(DType::kInt64, {static_cast<int64_t>(v.size())}).value();
+  for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
+  return t;
+}
+
+Tensor Float32Scalar(float f) {
+  Tensor t = Tensor::Alloc(DType::kFloat32, {}).value();
+  *t.as<float>() = f;
+  return t;
+}
+
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {
   std::string fmt = from;
   std::error_code ec;

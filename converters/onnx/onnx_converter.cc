@@ -108,18 +108,6 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
   return t;
 }
 
-Tensor IntsTensor(const std::vector<int64_t>& v) {
-  Tensor t = Tensor::Alloc(DType::kInt64, {static_cast<int64_t>(v.size())}).value();
-  for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
-  return t;
-}
-
-Tensor FloatScalar(float f) {
-  Tensor t = Tensor::Alloc(DType::kFloat32, {}).value();
-  *t.as<float>() = f;
-  return t;
-}
-
 /// Deepest nesting of subgraphs (If inside Loop inside ...) the converter accepts; the .tare
 /// loader enforces the same bound.
 constexpr int kMaxSubgraphDepth = 16;
@@ -295,7 +283,7 @@ class Converter {
     auto attr_to_input = [&](const char* attr, size_t slot) {
       auto it = n.attrs.find(attr);
       if (it == n.attrs.end()) return;
-      int id = AddAnonymousConstant(n.name, attr, IntsTensor(it->second.ints));
+      int id = AddAnonymousConstant(n.name, attr, Int64Vector(it->second.ints));
       if (n.inputs.size() <= slot) n.inputs.resize(slot + 1, -1);
       n.inputs[slot] = id;
       n.attrs.erase(it);
@@ -317,14 +305,14 @@ class Converter {
       attr_to_input("pads", 1);
       n.attrs.erase("value");
       n.inputs.resize(3, -1);
-      n.inputs[2] = AddAnonymousConstant(n.name, "value", FloatScalar(value));
+      n.inputs[2] = AddAnonymousConstant(n.name, "value", Float32Scalar(value));
     }
     if (op == "Clip" && opset_ < 11) {
       n.inputs.resize(3, -1);
       for (const char* a : {"min", "max"}) {
         if (!n.has(a)) continue;
         TARE_ASSIGN_OR_RETURN(float v, n.GetFloat(a, 0.0f));
-        n.inputs[a[1] == 'i' ? 1 : 2] = AddAnonymousConstant(n.name, a, FloatScalar(v));
+        n.inputs[a[1] == 'i' ? 1 : 2] = AddAnonymousConstant(n.name, a, Float32Scalar(v));
         n.attrs.erase(a);
       }
     }
@@ -580,7 +568,7 @@ class Converter {
     if (n.has("value")) {
       t = n.attrs.at("value").tensor;
     } else if (n.has("value_float")) {
-      t = FloatScalar(n.attrs.at("value_float").f);
+      t = Float32Scalar(n.attrs.at("value_float").f);
     } else if (n.has("value_floats")) {
       const auto& f = n.attrs.at("value_floats").floats;
       t = Tensor::Alloc(DType::kFloat32, {static_cast<int64_t>(f.size())}).value();
@@ -589,7 +577,7 @@ class Converter {
       t = Tensor::Alloc(DType::kInt64, {}).value();
       *t.as<int64_t>() = n.attrs.at("value_int").i;
     } else if (n.has("value_ints")) {
-      t = IntsTensor(n.attrs.at("value_ints").ints);
+      t = Int64Vector(n.attrs.at("value_ints").ints);
     } else if (n.has("value_string")) {
       t = Tensor::Alloc(DType::kString, {}).value();
       *t.as<std::string>() = n.attrs.at("value_string").s;

@@ -101,18 +101,6 @@ Tensor PermuteTensor(const Tensor& t, const std::vector<int64_t>& perm) {
   return y;
 }
 
-Tensor I64Tensor(const std::vector<int64_t>& v) {
-  Tensor t = Tensor::Alloc(DType::kInt64, {static_cast<int64_t>(v.size())}).value();
-  for (size_t i = 0; i < v.size(); ++i) t.as<int64_t>()[i] = v[i];
-  return t;
-}
-
-Tensor F32Scalar(float v) {
-  Tensor t = Tensor::Alloc(DType::kFloat32, {}).value();
-  *t.as<float>() = v;
-  return t;
-}
-
 Attr IntAttr(int64_t v) {
   Attr a;
   a.kind = Attr::Kind::kInt;
@@ -163,7 +151,7 @@ class Converter {
   // ---- building the IR ------------------------------------------------------------------
   int NewValue(const std::string& name, DType dt, const Shape* shape = nullptr);
   int Const(const std::string& name, const Tensor& t);
-  int ConstI64(const std::string& name, const std::vector<int64_t>& v) { return Const(name, I64Tensor(v)); }
+  int ConstI64(const std::string& name, const std::vector<int64_t>& v) { return Const(name, Int64Vector(v)); }
   /// Adds a node; its outputs are the given values (made with NewValue).
   void AddNode(const std::string& op, const std::string& name, std::vector<int> inputs, std::vector<int> outputs,
                std::map<std::string, Attr> attrs = {});
@@ -546,12 +534,12 @@ Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionT
     case tfl::ActivationFunctionType::NONE: break;
     case tfl::ActivationFunctionType::RELU: v = Node1("Relu", node + "/relu", {core}, name, ts_[t].dtype); break;
     case tfl::ActivationFunctionType::RELU6:
-      v = Node1("Clip", node + "/relu6", {core, Const(node + "/relu6/min", F32Scalar(0)), Const(node + "/relu6/max", F32Scalar(6))},
+      v = Node1("Clip", node + "/relu6", {core, Const(node + "/relu6/min", Float32Scalar(0)), Const(node + "/relu6/max", Float32Scalar(6))},
                 name, ts_[t].dtype);
       break;
     case tfl::ActivationFunctionType::RELU_N1_TO_1:
       v = Node1("Clip", node + "/relu_n1_to_1",
-                {core, Const(node + "/relu1/min", F32Scalar(-1)), Const(node + "/relu1/max", F32Scalar(1))}, name, ts_[t].dtype);
+                {core, Const(node + "/relu1/min", Float32Scalar(-1)), Const(node + "/relu1/max", Float32Scalar(1))}, name, ts_[t].dtype);
       break;
     // TFLite's float kernels clamp to the activation's range, and TANH and SIGN_BIT have none
     // (CalculateActivationRange leaves them unbounded): a fused TANH is not applied, so tare does
@@ -1198,7 +1186,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
     case RELU_N1_TO_1: {
       const std::string nm = OpName(out.empty() ? 0 : out[0]);
       const float lo = code == RELU6 ? 0.f : -1.f, hi = code == RELU6 ? 6.f : 1.f;
-      return Unary(op, "Clip", {}, {Const(nm + "/min", F32Scalar(lo)), Const(nm + "/max", F32Scalar(hi))});
+      return Unary(op, "Clip", {}, {Const(nm + "/min", Float32Scalar(lo)), Const(nm + "/max", Float32Scalar(hi))});
     }
     case TANH: return Unary(op, "Tanh");
     case LOGISTIC: return Unary(op, "Sigmoid");
@@ -1441,7 +1429,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       const bool nchw = Rank(in[0]) == 4 && HasNchw(in[0]);
       TARE_ASSIGN_OR_RETURN(int xv, nchw ? Nchw(in[0]) : Plain(in[0]));
       const std::string nm = OpName(out[0]);
-      if (beta != 1) xv = Node1("Mul", nm + "/beta", {xv, Const(nm + "/beta", F32Scalar(beta))}, nm + "/scaled", DType::kFloat32);
+      if (beta != 1) xv = Node1("Mul", nm + "/beta", {xv, Const(nm + "/beta", Float32Scalar(beta))}, nm + "/scaled", DType::kFloat32);
       const int y = NewValue(NameFor(out[0], nchw), ts_[out[0]].dtype);
       AddNode(code == SOFTMAX ? "Softmax" : "LogSoftmax", nm, {xv}, {y}, {{"axis", IntAttr(nchw ? 1 : -1)}});
       return SetOutput(out[0], y, nchw, A::NONE);
@@ -1456,7 +1444,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       const int ss = Node1("ReduceSumSquare", nm + "/sum_squares", {xv}, nm + "/sum_squares", DType::kFloat32,
                            {{"axes", IntsAttr({axis})}, {"keepdims", IntAttr(1)}});
       const int n = Node1("Sqrt", nm + "/norm", {ss}, nm + "/norm", DType::kFloat32);
-      const int m = Node1("Max", nm + "/clamp", {n, Const(nm + "/epsilon", F32Scalar(1e-6f))}, nm + "/clamped", DType::kFloat32);
+      const int m = Node1("Max", nm + "/clamp", {n, Const(nm + "/epsilon", Float32Scalar(1e-6f))}, nm + "/clamped", DType::kFloat32);
       const auto* o = op.builtin_options_as_L2NormOptions();
       const auto act = o ? o->fused_activation_function() : A::NONE;
       const int y = OutValue(out[0], nchw, act);
