@@ -25,6 +25,7 @@
 #include "compare/align.h"
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
+#include "runtime/passes/float_truth.h"
 
 namespace fs = std::filesystem;
 using namespace tare;
@@ -141,10 +142,31 @@ size_t TraceBudget() {
   return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 2 : size_t(4) << 30;
 }
 
+// The quantization of each run-time quantized tensor of `g` by name (empty for float models).
+Result<std::map<std::string, ValueQuant>> QuantByName(const Graph& g) {
+  std::map<std::string, ValueQuant> out;
+  if (!HasTfliteQuantOps(g)) return out;
+  TARE_ASSIGN_OR_RETURN(auto q, QuantizedValues(g));
+  for (const auto& [v, vq] : q) out[g.values[static_cast<size_t>(v)].name] = vq;
+  return out;
+}
+
+// Replaces the codes of a quantized tensor by its real values (float64), so that an integer run
+// compares with ref64's float truth and with a model quantized otherwise.
+Status ToReal(const std::map<std::string, ValueQuant>& quant, const std::string& name, Tensor* t) {
+  auto it = quant.find(name);
+  if (it == quant.end() || t->kind != ValueKind::kTensor || DTypeIsFloat(t->dtype)) return Status::Ok();
+  TARE_ASSIGN_OR_RETURN(*t, DequantizeCodes(*t, it->second));
+  return Status::Ok();
+}
+
 // Run of `model` on one backend, with every layer traced when `trace` (then the traced bytes are
 // added to *traced_bytes, and a run that takes the total over TraceBudget() fails with a clear error).
+// Quantized tensors (TFLite's quantized ops) come back as real values: ref64 computes the float
+// truth, the other backends' codes are dequantized.
 Result<Run> ModelRun(const std::shared_ptr<Model>& model, const std::string& backend, const std::vector<NamedTensor>& inputs,
                      bool trace, size_t* traced_bytes) {
+  TARE_ASSIGN_OR_RETURN(auto quant, QuantByName(model->graph));
   SessionOptions o;
   o.backends = {backend};
   o.trace_all = trace;
@@ -152,8 +174,10 @@ Result<Run> ModelRun(const std::shared_ptr<Model>& model, const std::string& bac
   Run r;
   r.backend = backend;
   TARE_RETURN_IF_ERROR(s->Run(inputs, &r.outputs));
+  for (NamedTensor& o : r.outputs) TARE_RETURN_IF_ERROR(ToReal(quant, o.name, &o.tensor));
   if (trace) {
     std::vector<TraceEntry> t = s->Trace();
+    for (TraceEntry& e : t) TARE_RETURN_IF_ERROR(ToReal(quant, e.value, &e.tensor));
     for (const TraceEntry& e : t) *traced_bytes += e.tensor.nbytes();
     if (*traced_bytes > TraceBudget())
       return Status::Error("the traced layers need " + std::to_string(*traced_bytes >> 20) + " MiB, over half of this machine's memory (" +
@@ -724,10 +748,14 @@ int CmdCompare(const CompareArgs& args) {
       mr.runs.push_back(std::move(r).value());
     }
     mr.frameworks = std::move((*fws)[mi]);
+    Result<std::map<std::string, ValueQuant>> quant = QuantByName(mr.model->graph);
+    if (!quant.ok()) return Fail(mr.label + ": " + quant.status().message());
     for (Framework& f : mr.frameworks) {
       for (const NamedTensor& o : mr.runs[0].outputs) {
         Result<Tensor> t = ReadNpy((fs::path(f.dir) / (SafeName(o.name) + ".npy")).string());
         if (!t.ok()) return Fail("--expect " + f.label + ": " + t.status().message());
+        // A framework's codes of a quantized output, as real values (ref64 gives the float truth).
+        if (Status st = ToReal(*quant, o.name, &*t); !st.ok()) return Fail("--expect " + f.label + ": " + st.message());
         if (DTypeIsFloat(t->dtype) != DTypeIsFloat(o.tensor.dtype) || t->shape != o.tensor.shape)
           return Fail("--expect " + f.label + ": " + SafeName(o.name) + ".npy is " + DTypeName(t->dtype) + " " + ShapeStr(t->shape) +
                       ", the model's output '" + o.name + "' is " + (DTypeIsFloat(o.tensor.dtype) ? "floating-point " : "integer ") +
@@ -764,7 +792,12 @@ int CmdCompare(const CompareArgs& args) {
       fw_vs_ref64[f.label] = *m;
       jm["frameworks"].push_back({{"label", f.label}, {"vs", "ref64"}, {"worst_output", which}, {"metrics", MetricsJson(*m)}});
     }
-    if (mr.runs.size() > 1) {
+    const bool quantized = HasTfliteQuantOps(mr.model->graph);
+    jm["quantized"] = quantized;
+    if (mr.runs.size() > 1 && quantized) {
+      std::printf("quantization error of %s: rel L2 %.3e (tare's integer kernels against the float truth on ref64)\n",
+                  mr.label.c_str(), mr.floor);
+    } else if (mr.runs.size() > 1) {
       std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr.label.c_str(), mr.floor);
     } else {
       jm["kernel_noise_floor_rel_l2"] = nullptr;

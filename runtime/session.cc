@@ -6,6 +6,7 @@
 #include <map>
 
 #include "backends/ref/eval_node.h"
+#include "runtime/passes/float_truth.h"
 #include "runtime/passes/inline_if.h"
 #include "runtime/planner.h"
 
@@ -236,6 +237,11 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
   const std::string fallback = storage == DType::kFloat64 ? "ref64" : "ref";
   TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
   backends.push_back(std::move(fb));
+  // ref64 runs TFLite's quantized ops as the real-valued function they approximate.
+  if (graph && storage == DType::kFloat64 && HasTfliteQuantOps(*graph)) {
+    TARE_ASSIGN_OR_RETURN(Graph truth, FloatTruth(*graph));
+    graph = std::make_shared<const Graph>(std::move(truth));
+  }
   return CreateWith(std::move(graph), options, std::move(backends));
 }
 

@@ -33,7 +33,10 @@ class Session {
   ~Session();
   /// Prepares `graph` (kept alive by the session) for `options.backends`. Errors: invalid graph,
   /// unknown or unavailable backend, unsupported ops (all of them listed in one message: node
-  /// name, op, domain), invalid attributes.
+  /// name, op, domain), invalid attributes. On ref64, a graph with TFLite's quantized ops (domain
+  /// "tflite") runs as its float truth (runtime/passes/float_truth.h): quantized inputs are still
+  /// fed as codes, quantized outputs come back as real values (float64), graph() is the rewritten
+  /// graph; errors: those of FloatTruth.
   static Result<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph, const SessionOptions& options);
 
   /// Runs the graph. `inputs` are bound by name; each graph input must be given exactly once with

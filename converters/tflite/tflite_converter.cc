@@ -196,6 +196,8 @@ class Converter {
   /// kernels/quant, in TFLite's layout. Returns NotHandled (an ok status with *handled false) for
   /// float operators.
   Status Quantized(const tfl::Operator& op, int code, bool* handled);
+  /// TFLite shape of tensor t with -1 where its shape_signature says the dim is dynamic.
+  Shape DeclaredShape(int t) const;
   /// Whether tensor t is an integer tensor with quantization scales.
   bool IsQuant(int t) const;
   /// Adds the quantization of tensor t as attributes `<prefix>scale(s)` / `<prefix>zero_point(s)`.
@@ -965,6 +967,15 @@ Status Converter::Lstm(const tfl::Operator& op) {
   return Status::Ok();
 }
 
+Shape Converter::DeclaredShape(int t) const {
+  const tfl::Tensor* tt = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+  Shape s = ts_[t].shape;
+  if (tt->shape_signature() && tt->shape_signature()->size() == s.size())
+    for (size_t d = 0; d < s.size(); ++d)
+      if (tt->shape_signature()->Get(static_cast<flatbuffers::uoffset_t>(d)) < 0) s[d] = -1;
+  return s;
+}
+
 bool Converter::IsQuant(int t) const {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return false;
   const DType d = ts_[t].dtype;
@@ -1042,6 +1053,9 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
   TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
   ins.push_back(xv);
   if (!qout) return Error("quantized input with a float output is not supported");
+  // The TFLite (NHWC) shapes of the operands are declared: ref64's float truth of a grouped
+  // convolution needs the input's channel count before planning.
+  if (!g_->values[xv].has_shape) g_->values[xv].shape = DeclaredShape(x), g_->values[xv].has_shape = true;
   TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scale", "x_zero_point", &a));
   TARE_RETURN_IF_ERROR(QuantAttrs(y, "y_scale", "y_zero_point", &a));
   auto weights = [&](int w, int b) -> Status {
@@ -1132,7 +1146,9 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
     case LOGISTIC: ir = "QLogistic"; break;
     default: return Error("the quantized form is not supported");
   }
-  ts_[y].plain = Node1(ir, OpName(y), ins, NameFor(y, false), ts_[y].dtype, a);
+  const Shape ys = DeclaredShape(y);
+  ts_[y].plain = NewValue(NameFor(y, false), ts_[y].dtype, &ys);
+  AddNode(ir, OpName(y), ins, {ts_[y].plain}, a);
   g_->nodes.back().domain = "tflite";
   *handled = true;
   return Status::Ok();
@@ -1611,11 +1627,7 @@ Status Converter::Run(Graph* out) {
   if (outputs.empty()) return Status::Error(file_ + " has no outputs");
   for (int t : inputs) {
     if (ts_[t].is_const) return Status::Error(file_ + ": graph input tensor " + std::to_string(t) + " has constant data");
-    const tfl::Tensor* tt = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
-    Shape s = ts_[t].shape;
-    if (tt->shape_signature() && tt->shape_signature()->size() == s.size())
-      for (size_t d = 0; d < s.size(); ++d)
-        if (tt->shape_signature()->Get(static_cast<flatbuffers::uoffset_t>(d)) < 0) s[d] = -1;
+    const Shape s = DeclaredShape(t);
     ts_[t].plain = NewValue(NameFor(t, false), ts_[t].dtype, &s);
     g_->inputs.push_back(ts_[t].plain);
   }

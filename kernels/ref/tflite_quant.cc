@@ -4,7 +4,8 @@
 // Numerics: the integer ops compute the same integers on ref and ref64 (T is not used for them:
 // integer tensors keep their types). Quantize reads its float32 input held in T back as float
 // (exact for float32 data) and runs TFLite's float32 arithmetic; Dequantize computes TFLite's
-// float32 result and stores it in T (exact). So both backends agree bit for bit.
+// float32 result and stores it in T (exact). So both compute types agree bit for bit (a Session
+// on ref64 runs the ops' float truth instead: runtime/passes/float_truth.h).
 //
 // Preparation: quant.h's Prepare* functions run here, once, when the kernel is made. The node
 // does not say its input dtype, so they run for each of int8, uint8 and int16, and the kernel

@@ -4,7 +4,8 @@
 // SOFTMAX, LOGISTIC, QUANTIZE, DEQUANTIZE with their Prepare() checks); the arithmetic is
 // kernels/quant/quant.h (its comments give each formula and its TFLite source). Layouts are
 // TFLite's: activations NHWC, CONV_2D filters OHWI, DEPTHWISE_CONV_2D filters [1, KH, KW, C*M].
-// Integer tensors never change type by backend (ref and ref64 compute the same integers); the
+// The kernels compute the same integers whatever the compute type; a Session on ref64 does not run
+// them but the float truth (runtime/passes/float_truth.h) of the ops they stand for. The
 // float32 input of Quantize and output of Dequantize arrive/leave in the compute type T.
 //
 // Quantization attributes (TFLite stores them on tensors; the IR puts them on the node):

@@ -1,19 +1,21 @@
 // Shared by the fuzz targets: run a converted or loaded model once on the reference backend, with
-// tight session limits, on zero inputs of its declared shapes (unknown dims = 1). Errors are fine;
-// crashes, sanitizer reports, hangs and unbounded allocations are findings.
+// tight session limits, on zero inputs of its declared shapes (unknown dims = 1); a model with
+// TFLite's quantized ops runs on ref64 too (its float truth: runtime/passes/float_truth.h). Errors
+// are fine; crashes, sanitizer reports, hangs and unbounded allocations are findings.
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "format/model_file.h"
+#include "runtime/passes/float_truth.h"
 #include "runtime/session.h"
 
 namespace tare::fuzz {
 
-inline void RunOnce(const std::shared_ptr<Model>& model) {
+inline void RunOn(const std::shared_ptr<Model>& model, const char* backend) {
   std::shared_ptr<const Graph> graph(model, &model->graph);
   SessionOptions opts;
-  opts.backends = {"ref"};
+  opts.backends = {backend};
   opts.max_tensor_bytes = size_t(16) << 20;
   opts.max_arena_bytes = size_t(64) << 20;
   Result<std::unique_ptr<Session>> s = Session::Create(graph, opts);
@@ -37,6 +39,11 @@ inline void RunOnce(const std::shared_ptr<Model>& model) {
   }
   std::vector<NamedTensor> outputs;
   (void)(*s)->Run(inputs, &outputs);
+}
+
+inline void RunOnce(const std::shared_ptr<Model>& model) {
+  RunOn(model, "ref");
+  if (HasTfliteQuantOps(model->graph)) RunOn(model, "ref64");
 }
 
 }  // namespace tare::fuzz

@@ -3,11 +3,13 @@
 // manifest (pre-sigmoid logits where an output saturates), with LiteRT.js's.
 //
 //   tare_tflite_check --models DIR --fixtures DIR [--model NAME|all] [--backend ref|ref64|cpu]
-//                     [--tolerance 1e-4] [--exact] [--skip-missing]
+//                     [--tolerance 1e-4] [--exact] [--skip-missing] [--manifest manifest.json]
 //
 // --models: the folder tests/models/tflite/fetch.sh filled (<model>.tflite). --fixtures:
 // tests/models/tflite (manifest.json, <model>/input_0.npy, <model>/expected/*.npy, written by
-// tests/models/tflite/make_fixtures.sh with bench/peers/tflite_run.js on LiteRT.js).
+// tests/models/tflite/make_fixtures.sh with bench/peers/tflite_run.js on LiteRT.js); --manifest
+// names another manifest in that folder (tests/models/tflite_quant/float_truth.json: numpy's float
+// truth of the quantized models, for ref64).
 // Metric per tensor: relative L2 error ||y - e|| / ||e|| (e = LiteRT's, in float64), which must be
 // <= tolerance (default 1e-4, issue 6) and finite; max abs error printed too. --exact requires
 // every value to equal LiteRT's bit for bit (quantized models: issue 6 asks for exact equality). Intermediates are
@@ -111,7 +113,7 @@ std::string CheckModel(const std::string& name, const json& spec, const fs::path
       return;
     }
     const bool ok = r->finite && (exact ? r->max_abs == 0 : r->rel_l2 <= tolerance);
-    std::printf("%s %s on %s: %s '%s' rel L2 %.3g, max abs %.3g (|LiteRT| up to %.4g)\n", ok ? "PASS" : "FAIL", name.c_str(),
+    std::printf("%s %s on %s: %s '%s' rel L2 %.3g, max abs %.3g (|expected| up to %.4g)\n", ok ? "PASS" : "FAIL", name.c_str(),
                 backend.c_str(), kind, tname.c_str(), r->rel_l2, r->max_abs, item.value("maxAbs", 0.0));
     if (!ok)
       failure += (failure.empty() ? "" : "; ") + std::string(kind) + " '" + tname + "' rel L2 " + std::to_string(r->rel_l2) +
@@ -126,7 +128,7 @@ std::string CheckModel(const std::string& name, const json& spec, const fs::path
 
 int main(int argc, char** argv) {
   CLI::App app{"Runs the MediaPipe .tflite models on real images and compares with LiteRT.js"};
-  std::string models, fixtures, which = "all", backend = "ref";
+  std::string models, fixtures, which = "all", backend = "ref", manifest_name = "manifest.json";
   double tolerance = 1e-4;
   bool skip_missing = false, exact = false;
   app.add_option("--models", models, "folder with the .tflite files (tests/models/tflite/fetch.sh)")->required();
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember({"ref", "ref64", "cpu"}));
   app.add_option("--tolerance", tolerance, "max relative L2 error allowed on every tensor")->check(CLI::PositiveNumber);
   app.add_flag("--skip-missing", skip_missing, "exit 77 (skip) when a model file is absent");
+  app.add_option("--manifest", manifest_name, "manifest file in the --fixtures folder");
   app.add_flag("--exact", exact, "require bit-identical values (instead of the rel L2 tolerance)");
   try {
     app.parse(argc, argv);
@@ -143,8 +146,8 @@ int main(int argc, char** argv) {
   }
   json manifest;
   try {
-    std::ifstream f(fs::path(fixtures) / "manifest.json");
-    if (!f) throw std::runtime_error("cannot open " + (fs::path(fixtures) / "manifest.json").string());
+    std::ifstream f(fs::path(fixtures) / manifest_name);
+    if (!f) throw std::runtime_error("cannot open " + (fs::path(fixtures) / manifest_name).string());
     manifest = json::parse(f);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tflite_check: %s\n", e.what());
