@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Bad input never crashes or hangs the CLI: it exits 1 with exactly one line on stderr.
-# Usage: bad_inputs.sh TARE FIXTURE_DIR WORK_DIR
+# Usage: bad_inputs.sh TARE FIXTURE_DIR WORK_DIR ADVERSARIAL_TOOL
 # Cases: empty, truncated (many lengths) and bit-flipped (many positions) .tare, .onnx and .tflite files,
-# a missing input, an input of the wrong shape or dtype, an unknown backend, a missing file.
+# a missing input, an input of the wrong shape or dtype, an unknown backend, a missing file, and the
+# adversarial models of tools/make_adversarial.cc (a dimension of 2^40, negative sizes, a cycle, a
+# node reading a value produced after it, a 2^60-element tensor at run time), run and converted.
 # A flipped bit in an ONNX or TFLite file's weight bytes cannot be detected (neither format has a
 # checksum): such runs may succeed, so their flips must only exit 0 or 1, with one error line when 1.
 set -u
-TARE=$1; FIX=$2; WORK=$3
-rm -rf "$WORK"; mkdir -p "$WORK"
+TARE=$1; FIX=$2; WORK=$3; ADV=$4
+rm -rf "$WORK"; mkdir -p "$WORK/adv"
 pass=0; fail=0
 expect_error() {  # expect_error NAME [ALLOW_SUCCESS] -- command...
   local name=$1 allow=$2; shift 3
@@ -74,6 +76,23 @@ for ext in tare onnx tflite; do
     printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$WORK/flip.$ext" bs=1 seek=$pos conv=notrunc status=none
     expect_error "flip-$ext-$pos" $allow -- "$TARE" run "$WORK/flip.$ext" --input "$FIX/input.npy" --output-dir "$WORK/o"
   done
+done
+# Adversarial models: well-formed files describing impossible or hostile graphs.
+"$ADV" "$FIX/model.onnx" "$WORK/adv" || { echo "FAIL: $ADV could not write the adversarial models"; exit 1; }
+python3 - "$WORK/adv/x.npy" <<'PY'
+import struct, sys
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }"
+h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<4f', 1, -2, 3, -4))
+PY
+for m in dim_2p40 neg_dim cycle order huge_const neg_reshape; do
+  expect_error "adversarial-$m.onnx" no -- "$TARE" run "$WORK/adv/$m.onnx" --input "$FIX/input.npy" --output-dir "$WORK/o"
+done
+for m in dim_2p40 neg_dim cycle order; do  # refused when converted, before any run
+  expect_error "convert-$m.onnx" no -- "$TARE" convert "$WORK/adv/$m.onnx" -o "$WORK/adv/$m.converted.tare"
+done
+for m in cycle order huge_const; do
+  expect_error "adversarial-$m.tare" no -- "$TARE" run "$WORK/adv/$m.tare" --input "x=$WORK/adv/x.npy" --output-dir "$WORK/o"
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
