@@ -1,5 +1,6 @@
 #include "backends/ref/eval_node.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tare {
@@ -64,6 +65,46 @@ size_t ValueBytes(const Tensor& t) {
 
 }  // namespace
 
+namespace {
+thread_local int64_t t_body_runs_left = -1;  // -1: no budget open on this thread
+thread_local size_t t_max_tensor_bytes = SIZE_MAX;
+}  // namespace
+
+ControlFlowBudget::ControlFlowBudget() {
+  if (t_body_runs_left < 0) {
+    owner_ = true;
+    t_body_runs_left = kMaxBodyRuns;
+  }
+}
+
+ControlFlowBudget::~ControlFlowBudget() {
+  if (owner_) t_body_runs_left = -1;
+}
+
+Status ControlFlowBudget::CountRun(const std::string& where) {
+  if (t_body_runs_left <= 0)
+    return Status::Error(where + ": control flow ran " + std::to_string(kMaxBodyRuns) +
+                         " body runs (all nested loops together) without finishing (limit)");
+  --t_body_runs_left;
+  return Status::Ok();
+}
+
+Status ControlFlowBudget::Collect(size_t bytes, size_t* held, const std::string& where) {
+  *held += bytes;
+  if (*held > MaxTensorBytes())
+    return Status::Error(where + ": the collected scan outputs need more than " + std::to_string(MaxTensorBytes()) +
+                         " bytes, over the session limit");
+  return Status::Ok();
+}
+
+size_t ControlFlowBudget::MaxTensorBytes() { return t_max_tensor_bytes; }
+
+MaxTensorBytesScope::MaxTensorBytesScope(size_t max_bytes) : previous_(t_max_tensor_bytes) {
+  t_max_tensor_bytes = std::min(max_bytes, previous_);
+}
+
+MaxTensorBytesScope::~MaxTensorBytesScope() { t_max_tensor_bytes = previous_; }
+
 Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const Tensor*>& in, DType compute,
                                      const KernelFn* kernel, size_t max_bytes) {
   std::vector<ValueInfo> infos(in.size());
@@ -99,7 +140,10 @@ Result<std::vector<Tensor>> EvalNode(const Node& node, const std::vector<const T
                            std::to_string(max_bytes));
     TARE_ASSIGN_OR_RETURN(result[i], Tensor::Alloc(dt, outs[i].shape));
   }
-  TARE_RETURN_IF_ERROR((*kernel)(in, out_ptrs).With(node.Where()));
+  {
+    const MaxTensorBytesScope limit(max_bytes);
+    TARE_RETURN_IF_ERROR((*kernel)(in, out_ptrs).With(node.Where()));
+  }
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!outs[i].present || !outs[i].kernel_allocates) continue;
     const Tensor& r = result[i];

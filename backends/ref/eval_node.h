@@ -70,6 +70,44 @@ using BodyFactory = std::function<Result<std::shared_ptr<BodyRunner>>(const std:
 /// The factory of MakeRefKernel: each body on a GraphEvaluator in compute type `compute`.
 BodyFactory ReferenceBodyFactory(DType compute);
 
+/// Bounds on what control-flow nodes may do with attacker-chosen counts (issue 8). While the
+/// outermost control-flow node runs on a thread, every body run of every If, Loop, Scan and
+/// SequenceMap inside it, at any nesting depth (nested sessions included), counts against
+/// kMaxBodyRuns; and the parts a Loop or Scan collects for one stacked output may not together
+/// exceed the session's max_tensor_bytes (the stacked output could not be kept anyway), checked as
+/// each part arrives, so memory stays bounded before the stack is built.
+class ControlFlowBudget {
+ public:
+  static constexpr int64_t kMaxBodyRuns = int64_t(1) << 20;
+  /// Opens the thread's budget when none is open (this node is the outermost), else joins it.
+  ControlFlowBudget();
+  ~ControlFlowBudget();
+  ControlFlowBudget(const ControlFlowBudget&) = delete;
+  ControlFlowBudget& operator=(const ControlFlowBudget&) = delete;
+  /// Counts one body run; an error naming `where` once kMaxBodyRuns runs were counted.
+  Status CountRun(const std::string& where);
+  /// Adds `bytes` to the running total `*held` of one output's collected parts; an error naming
+  /// `where` when it passes MaxTensorBytes().
+  static Status Collect(size_t bytes, size_t* held, const std::string& where);
+  /// The max_tensor_bytes of the session whose node runs on this thread (SIZE_MAX when none).
+  static size_t MaxTensorBytes();
+
+ private:
+  bool owner_ = false;
+};
+
+/// Records `max_bytes` as the thread's session limit while alive (EvalNode wraps each kernel call).
+class MaxTensorBytesScope {
+ public:
+  explicit MaxTensorBytesScope(size_t max_bytes);
+  ~MaxTensorBytesScope();
+  MaxTensorBytesScope(const MaxTensorBytesScope&) = delete;
+  MaxTensorBytesScope& operator=(const MaxTensorBytesScope&) = delete;
+
+ private:
+  size_t previous_;
+};
+
 /// Whether `node` is a control-flow op with graph attributes (If, Loop, Scan, SequenceMap).
 bool IsControlFlow(const Node& node);
 

@@ -2,6 +2,10 @@
 // Bodies run on BodyRunners made once when the kernel is made: the reference interpreter
 // (GraphEvaluator) in the node's compute type, or nested sessions on a session's own backends. Values pass between iterations without copies (tensors
 // are immutable once produced); scan outputs are stacked by copying.
+// Bounds (ControlFlowBudget, backends/ref/eval_node.h): body runs of all nested control flow
+// together at most 2^20 per outermost node (a loop that never stops, or loops nested to multiply
+// their counts, get an error instead of hanging); the parts collected for one stacked output at most
+// the session's max_tensor_bytes, checked as each part arrives.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -10,10 +14,6 @@
 
 namespace tare {
 namespace {
-
-/// Most iterations a Loop may run: a model whose loop never stops (no trip count, a condition
-/// that stays true) gets an error instead of hanging.
-constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
 
 using Evaluator = std::shared_ptr<BodyRunner>;
 
@@ -104,10 +104,13 @@ Result<size_t> Axis(int64_t a, size_t rank, const std::string& where, const char
 Result<KernelFn> MakeIf(const Node& node, const BodyFactory& factory) {
   TARE_ASSIGN_OR_RETURN(Evaluator then_e, Prepare(node, "then_branch", factory));
   TARE_ASSIGN_OR_RETURN(Evaluator else_e, Prepare(node, "else_branch", factory));
-  return KernelFn([then_e, else_e](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
+  const std::string where = node.Where();
+  return KernelFn([then_e, else_e, where](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     std::vector<Tensor> captured;
     for (size_t i = 1; i < in.size(); ++i) captured.push_back(in[i] ? *in[i] : Tensor());
     BodyRunner& e = ReadCond(*in[0]) ? *then_e : *else_e;
+    ControlFlowBudget budget;
+    TARE_RETURN_IF_ERROR(budget.CountRun(where));
     TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, e.Run(captured));
     for (size_t i = 0; i < out.size(); ++i)
       if (out[i]) *out[i] = std::move(res[i]);
@@ -130,10 +133,11 @@ Result<KernelFn> MakeLoop(const Node& node, const BodyFactory& factory) {
     for (size_t i = 0; i < carried; ++i) args[2 + i] = *in[2 + i];
     for (size_t i = 0; i < static_cast<size_t>(cap); ++i) args[2 + carried + i] = in[2 + carried + i] ? *in[2 + carried + i] : Tensor();
     std::vector<std::vector<Tensor>> scan_parts(scans);
+    std::vector<size_t> scan_bytes(scans, 0);
+    ControlFlowBudget budget;
     int64_t i = 0;
     for (; (!has_trip || i < max_trip) && cond; ++i) {
-      if (i >= kMaxLoopIterations)
-        return Status::Error(where + ": the loop ran " + std::to_string(i) + " iterations without stopping (limit)");
+      TARE_RETURN_IF_ERROR(budget.CountRun(where));
       args[0] = Int64Scalar(i);
       args[1] = BoolScalar(cond);
       TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body->Run(args));
@@ -152,7 +156,10 @@ Result<KernelFn> MakeLoop(const Node& node, const BodyFactory& factory) {
                                " to " + TypeStr(after));
         args[2 + k] = std::move(res[1 + k]);
       }
-      for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(std::move(res[1 + carried + k]));
+      for (size_t k = 0; k < scans; ++k) {
+        TARE_RETURN_IF_ERROR(ControlFlowBudget::Collect(res[1 + carried + k].nbytes(), &scan_bytes[k], where));
+        scan_parts[k].push_back(std::move(res[1 + carried + k]));
+      }
     }
     for (size_t k = 0; k < carried; ++k)
       if (out[k]) *out[k] = args[2 + k];
@@ -187,6 +194,8 @@ Result<std::vector<Tensor>> ScanOnce(BodyRunner& body, const ScanAttrs& a, std::
   }
   const size_t scans = n_outputs - n_states;
   std::vector<std::vector<Tensor>> parts(scans);
+  std::vector<size_t> held(scans, 0);
+  ControlFlowBudget budget;
   std::vector<Tensor> args(n_states + m + captured.size());
   for (size_t c = 0; c < captured.size(); ++c) args[n_states + m + c] = captured[c];
   for (int64_t t = 0; t < len; ++t) {
@@ -195,9 +204,13 @@ Result<std::vector<Tensor>> ScanOnce(BodyRunner& body, const ScanAttrs& a, std::
       const bool rev = j < a.in_dirs.size() && a.in_dirs[j] == 1;
       TARE_ASSIGN_OR_RETURN(args[n_states + j], SliceAxis(xs[j], axes[j], rev ? len - 1 - t : t));
     }
+    TARE_RETURN_IF_ERROR(budget.CountRun(where));
     TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body.Run(args));
     for (size_t s = 0; s < n_states; ++s) states[s] = std::move(res[s]);
-    for (size_t k = 0; k < scans; ++k) parts[k].push_back(std::move(res[n_states + k]));
+    for (size_t k = 0; k < scans; ++k) {
+      TARE_RETURN_IF_ERROR(ControlFlowBudget::Collect(res[n_states + k].nbytes(), &held[k], where));
+      parts[k].push_back(std::move(res[n_states + k]));
+    }
   }
   std::vector<Tensor> out = std::move(states);
   for (size_t k = 0; k < scans; ++k) {
@@ -252,6 +265,8 @@ Result<KernelFn> MakeScan(const Node& node, const BodyFactory& factory) {
         batch = in[i]->shape[0];
       }
       std::vector<std::vector<Tensor>> per_out(out.size());
+      std::vector<size_t> per_out_bytes(out.size(), 0);
+      ControlFlowBudget budget;  // held across the batch, so every entry's runs count together
       for (int64_t b = 0; b < batch; ++b) {
         std::vector<Tensor> states, xs;
         for (size_t s = 0; s < n_states; ++s) {
@@ -265,7 +280,10 @@ Result<KernelFn> MakeScan(const Node& node, const BodyFactory& factory) {
           xs.push_back(std::move(x));
         }
         TARE_ASSIGN_OR_RETURN(std::vector<Tensor> r, ScanOnce(*body, a, states, xs, captured, out.size(), where));
-        for (size_t k = 0; k < r.size(); ++k) per_out[k].push_back(std::move(r[k]));
+        for (size_t k = 0; k < r.size(); ++k) {
+          TARE_RETURN_IF_ERROR(ControlFlowBudget::Collect(r[k].nbytes(), &per_out_bytes[k], where));
+          per_out[k].push_back(std::move(r[k]));
+        }
       }
       for (size_t k = 0; k < out.size(); ++k) {
         const DType dt = per_out[k].empty() ? DType::kFloat32 : per_out[k][0].dtype;
@@ -293,10 +311,16 @@ Result<KernelFn> MakeSequenceMap(const Node& node, const BodyFactory& factory) {
     std::vector<std::vector<Tensor>> items(out.size());
     std::vector<Tensor> args(in.size());
     for (size_t i = n_in; i < in.size(); ++i) args[i] = in[i] ? *in[i] : Tensor();
+    std::vector<size_t> held(out.size(), 0);
+    ControlFlowBudget budget;
     for (size_t k = 0; k < len; ++k) {
       for (size_t i = 0; i < n_in; ++i) args[i] = in[i]->kind == ValueKind::kSequence ? (*in[i]->items)[k] : *in[i];
+      TARE_RETURN_IF_ERROR(budget.CountRun(where));
       TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, body->Run(args));
-      for (size_t o = 0; o < out.size(); ++o) items[o].push_back(std::move(res[o]));
+      for (size_t o = 0; o < out.size(); ++o) {
+        TARE_RETURN_IF_ERROR(ControlFlowBudget::Collect(res[o].nbytes(), &held[o], where));
+        items[o].push_back(std::move(res[o]));
+      }
     }
     for (size_t o = 0; o < out.size(); ++o) {
       if (!out[o]) continue;

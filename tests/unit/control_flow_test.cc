@@ -90,3 +90,59 @@ TEST_CASE("Scan directions other than 0 and 1 are an error") {
   REQUIRE_FALSE(s.ok());
   CHECK(s.status().message().find("directions must be 0") != std::string::npos);
 }
+
+namespace {
+
+// Outer Loop (M = outer) whose body runs an inner Loop (M = inner) of AddBody on v.
+Result<std::vector<NamedTensor>> RunNested(int64_t outer, int64_t inner) {
+  GraphBuilder ob;
+  ob.Input("i", DType::kInt64, {});
+  int c = ob.Input("cond", DType::kBool, {});
+  int v = ob.Input("v", DType::kFloat32, {2});
+  int m = ob.Const("inner_m", Make(DType::kInt64, {}, {static_cast<double>(inner)}));
+  int v2 = ob.Op("Loop", {m, -1, v}, 1, {{"body", GraphBuilder::GraphOf(AddBody(DType::kFloat32))}})[0];
+  int c2 = ob.Op("Identity", {c})[0];
+  ob.g.outputs = {c2, v2};
+  return RunLoop(ob.g, outer);
+}
+
+}  // namespace
+
+TEST_CASE("nested loops share one budget of 2^20 body runs") {
+  auto ok = RunNested(300, 300);  // 90,300 body runs
+  REQUIRE_MESSAGE(ok.ok(), ok.status().message());
+  CHECK(ReadDouble((*ok)[0].tensor, 0) == 0.5 + 90000);
+  CHECK(ReadDouble((*ok)[0].tensor, 1) == -1 + 900000);
+  auto over = RunNested(1100, 1000);  // 1,101,100 body runs: each loop alone is far below the limit
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().message().find("1048576 body runs") != std::string::npos);
+}
+
+TEST_CASE("a Loop's scan outputs are bounded by the session's tensor limit while they are collected") {
+  // Body (i, cond) -> (cond, ConstantOfShape([65536]) float32: 256 KiB per iteration).
+  GraphBuilder body;
+  body.Input("i", DType::kInt64, {});
+  int c = body.Input("cond", DType::kBool, {});
+  int part = body.Op("ConstantOfShape", {body.Const("n", Make(DType::kInt64, {1}, {65536}))}, 1,
+                     {{"value", [] { Attr a; a.kind = Attr::Kind::kTensor; a.tensor = F32({1}, {2}); return a; }()}})[0];
+  body.g.values[part].dtype = DType::kFloat32;
+  body.g.outputs = {body.Op("Identity", {c})[0], part};
+  GraphBuilder b;
+  int mi = b.Input("M", DType::kInt64, {});
+  int y = b.Op("Loop", {mi, -1}, 1, {{"body", GraphBuilder::GraphOf(body.g)}})[0];
+  b.g.values[y].name = "scan";
+  b.g.outputs = {y};
+  SessionOptions o;
+  o.backends = {"ref"};
+  o.max_tensor_bytes = size_t(4) << 20;
+  auto s = Session::Create(std::make_shared<Graph>(b.g), o);
+  REQUIRE_MESSAGE(s.ok(), s.status().message());
+  std::vector<NamedTensor> out;
+  Status fits = (*s)->Run({{"M", Make(DType::kInt64, {}, {16})}}, &out);  // exactly 4 MiB
+  REQUIRE_MESSAGE(fits.ok(), fits.message());
+  CHECK(out[0].tensor.shape == Shape{16, 65536});
+  CHECK(ReadDouble(out[0].tensor, 16 * 65536 - 1) == 2);
+  Status over = (*s)->Run({{"M", Make(DType::kInt64, {}, {1000000})}}, &out);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.message().find("collected scan outputs") != std::string::npos);
+}
