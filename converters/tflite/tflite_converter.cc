@@ -918,18 +918,13 @@ Status Converter::Lstm(const tfl::Operator& op) {
   if (Rank(in[0]) != 3) return Error("input must have rank 3");
   if (!time_major) xv = Node1("Transpose", nm + "/time_major", {xv}, nm + "/x_time_major", DType::kFloat32, {{"perm", IntsAttr({1, 0, 2})}});
   ins = {xv, Const(nm + "/W", W), Const(nm + "/R", R), Const(nm + "/B", B), -1};
-  // Initial states: the variable tensors' values (zeros unless the file stores others), [1, batch, hidden].
+  // Initial states: the variable tensors' values, [1, batch, hidden]; a variable tensor without
+  // stored data starts at zero, which is ONNX LSTM's omitted initial state (no zeros are stored:
+  // their size would follow the file's declared batch, which nothing bounds).
   for (int k : {18, 19}) {
     const int t = in[static_cast<size_t>(k)];
-    if (t < 0) {
+    if (t < 0 || !IsConst(t)) {
       ins.push_back(-1);
-      continue;
-    }
-    if (!IsConst(t)) {
-      const int64_t batch = ts_[in[0]].shape[time_major ? 1 : 0];
-      Tensor z = Tensor::Alloc(DType::kFloat32, {1, batch, hidden}).value();
-      std::memset(z.data, 0, z.nbytes());
-      ins.push_back(Const(nm + (k == 18 ? "/initial_h" : "/initial_c"), z));
     } else {
       TARE_ASSIGN_OR_RETURN(Tensor s, ConstFloat(t));
       s.shape.insert(s.shape.begin(), 1);
