@@ -9,7 +9,10 @@
 //
 // OPS_DIR receives <case>.tflite and <case>/input_<k>.npy for each float32 case; QUANT_DIR (when
 // given) the quantized pair conv_fc_int8 / conv_fc_uint8 (QUANTIZE -> CONV_2D -> FULLY_CONNECTED
-// -> DEQUANTIZE) with <case>/input_0.npy and <case>/quant_params.json. Prints one line per case:
+// -> DEQUANTIZE) with <case>/input_0.npy and <case>/quant_params.json, the int16 ("16x8") chain
+// int16_chain (every int16 kernel once, with quant_params.json) and the int16 sweeps
+// logistic_int16_sweep / softmax_int16_sweep (every int16 code through LOGISTIC and SOFTMAX at
+// several scales; their inputs are the codes / 32768, not random). Prints one line per case:
 // "<dir>\t<case>\t<inputs>\t<what it covers>".
 //
 // Determinism: every weight and input comes from a splitmix64 stream seeded with the FNV-1a hash of
@@ -46,7 +49,7 @@ using Dims = std::vector<int32_t>;
 // BuiltinOperator codes (facts of the format).
 enum Code : int {
   ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3, DEPTHWISE_CONV_2D = 4, DEPTH_TO_SPACE = 5,
-  DEQUANTIZE = 6, FULLY_CONNECTED = 9, L2_NORMALIZATION = 11, MAX_POOL_2D = 17, MUL = 18, RELU = 19,
+  DEQUANTIZE = 6, FULLY_CONNECTED = 9, L2_NORMALIZATION = 11, LOGISTIC = 14, MAX_POOL_2D = 17, MUL = 18, RELU = 19,
   RELU_N1_TO_1 = 20, RELU6 = 21, RESHAPE = 22, RESIZE_BILINEAR = 23, SOFTMAX = 25, SPACE_TO_DEPTH = 26, TANH = 28,
   PAD = 34, GATHER = 36, TRANSPOSE = 39, MEAN = 40, SUB = 41, DIV = 42, SQUEEZE = 43,
   UNIDIRECTIONAL_SEQUENCE_LSTM = 44, STRIDED_SLICE = 45, SPLIT = 49, PRELU = 54, PADV2 = 60, SLICE = 65,
@@ -105,6 +108,12 @@ class Writer {
     return t;
   }
   void Output(int t) { outputs_.push_back(t); }
+  /// Values for input k instead of the seeded uniform ones (the int16 sweeps).
+  void SetInputValues(size_t k, std::vector<float> v) { input_values_[k] = std::move(v); }
+  const std::vector<float>* InputValuesOf(size_t k) const {
+    auto it = input_values_.find(k);
+    return it == input_values_.end() ? nullptr : &it->second;
+  }
 
   /// A constant with raw little-endian bytes (its own buffer, 16-byte aligned as TFLite's writer does).
   int ConstBytes(const std::string& name, const Dims& shape, TT type, const void* bytes, size_t n,
@@ -184,6 +193,7 @@ class Writer {
   std::vector<std::pair<int, int>> opcodes_;
   std::vector<Info> infos_;
   std::vector<int> inputs_, outputs_;
+  std::map<size_t, std::vector<float>> input_values_;
 };
 
 // ---- op helpers (output shapes computed as TFLite does) ----------------------------------------
@@ -924,6 +934,278 @@ std::string QuantCase(Writer& w, bool u8, const std::vector<float>& input) {
   return j + buf;
 }
 
+// ---- int16 ("16x8") cases ---------------------------------------------------------------------
+// int16 activations with zero point 0 (TFLite requires it), int8 symmetric weights, int64 biases.
+// LiteRT.js takes only float32, int32 and uint8 tensors in and out, so every model has a float32
+// input, QUANTIZEs it, and DEQUANTIZEs each int16 result (exact: code / 32768 or code * scale).
+
+/// A multiple of 2^-24 at least v (v < 1: exact in float32 and printed exactly).
+float FineScale(double v) { return static_cast<float>(std::ceil(v * 16777216.0) / 16777216.0); }
+
+QParams Sym16(float scale) { return QParams{{scale}, {0}, 0}; }
+
+int QAct(Writer& w, const std::string& name, const Dims& shape, TT type, const QParams& q) {
+  const auto qo = MakeQ(w, q);
+  return w.Act(name, shape, type, qo);
+}
+
+/// Symmetric int8 weights: per channel (`channels` > 1; the channel of element i is i / (n /
+/// channels), or i % channels when `last_axis`), else per tensor; scale max|w| / 127.
+struct QWeights {
+  std::vector<int8_t> q;
+  std::vector<double> real;  // dequantized
+  QParams p;
+};
+QWeights QuantizeWeights(const std::vector<float>& f, int channels, bool last_axis, int axis) {
+  QWeights r;
+  const size_t n = f.size(), per = n / static_cast<size_t>(channels);
+  auto ch = [&](size_t i) { return channels == 1 ? size_t{0} : (last_axis ? i % static_cast<size_t>(channels) : i / per); };
+  std::vector<float> m(static_cast<size_t>(channels), 0.0f);
+  for (size_t i = 0; i < n; ++i) m[ch(i)] = std::max(m[ch(i)], std::fabs(f[i]));
+  for (float v : m) r.p.scale.push_back(v / 127.0f), r.p.zero_point.push_back(0);
+  r.p.axis = axis;
+  for (size_t i = 0; i < n; ++i) {
+    const float sc = r.p.scale[ch(i)];
+    const int64_t q = std::min<int64_t>(127, std::max<int64_t>(-127, std::llround(f[i] / sc)));
+    r.q.push_back(static_cast<int8_t>(q));
+    r.real.push_back(static_cast<double>(q) * sc);
+  }
+  return r;
+}
+
+/// The int8 weight constant and its int64 bias (scale input scale * weight scale of the channel,
+/// as float32, zero point 0) for a conv-like op; returns {weights, bias} tensor ids and fills the
+/// dequantized bias.
+std::pair<int, int> ConstWeightsBias(Writer& w, const std::string& name, const Dims& wshape, const QWeights& qw,
+                                     const std::vector<float>& bias, float in_scale, std::vector<double>* bias_real) {
+  const auto qwo = MakeQ(w, qw.p);
+  const int wt = w.ConstBytes(name + "/filter", wshape, TT::INT8, qw.q.data(), qw.q.size(), qwo);
+  QParams qb;
+  std::vector<int64_t> bq;
+  for (size_t c = 0; c < bias.size(); ++c) {
+    const float s = in_scale * qw.p.scale[qw.p.scale.size() > 1 ? c : 0];
+    if (qw.p.scale.size() > 1 || c == 0) qb.scale.push_back(s), qb.zero_point.push_back(0);
+    bq.push_back(std::llround(bias[c] / s));
+    bias_real->push_back(static_cast<double>(bq.back()) * s);
+  }
+  const auto qbo = MakeQ(w, qb);
+  const int bt = w.ConstBytes(name + "/bias", {static_cast<int32_t>(bias.size())}, TT::INT64, bq.data(), bq.size() * 8, qbo);
+  return {wt, bt};
+}
+
+/// Input values uniform on [-1, 1) (seeded as InputValues), each nudged up by 2^-23 until x / s
+/// (float32, as TFLite's QUANTIZE divides) is at least 1e-3 away from a rounding tie for every
+/// scale s in `scales`: QUANTIZE rounds ties away from zero, XNNPACK's would round them to even.
+std::vector<float> UntiedInput(const std::string& case_name, int64_t n, const std::vector<float>& scales) {
+  Rng r(case_name + "/input_0");
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) {
+    x = r.Uniform();
+    for (bool tie = true; tie;) {
+      tie = false;
+      for (float s : scales) {
+        const float q = x / s;
+        tie = tie || std::fabs(std::fabs(q - std::trunc(q)) - 0.5f) < 1e-3f;
+      }
+      if (tie) x += 1.0f / 8388608.0f;
+    }
+  }
+  return v;
+}
+
+/// QUANTIZE (float32 -> int16 s, or requantize int16 -> int16/int8) -> new tensor.
+int Quantize(Writer& w, int x, const std::string& name, TT type, const QParams& q) {
+  const int y = QAct(w, name, w.shape(x), type, q);
+  w.Op(QUANTIZE, type == TT::INT16 ? 2 : 1, {x}, {y});
+  return y;
+}
+
+/// DEQUANTIZE of an int16 (or int8) tensor to a float32 model output.
+int DequantizeOut(Writer& w, int x, const std::string& name) {
+  const int y = w.Act(name, w.shape(x));
+  w.Op(DEQUANTIZE, 3, {x}, {y});
+  w.Output(y);
+  return y;
+}
+
+/// The int16 chain: float [1,6,6,3] -> QUANTIZE (int16, 1/32767) -> CONV_2D 3x3 SAME (4 channels,
+/// per-channel int8 weights, int64 bias) -> DEPTHWISE_CONV_2D 3x3 SAME (per-channel, int64 bias,
+/// fused RELU) -> ADD of the two (general scales) -> AVERAGE_POOL_2D 2x2/2 VALID -> MAX_POOL_2D
+/// 3x3/1 SAME -> MUL of the two pools -> QUANTIZE int16 -> int16 (rescale) -> FULLY_CONNECTED 36 ->
+/// 6 (per-tensor int8 weights, int64 bias) -> SOFTMAX and LOGISTIC; plus QUANTIZE int16 -> int8 of
+/// the ADD output and an ADD on the power-of-two path (input QUANTIZEd at 2^-14 and 2^-13). Scales
+/// are symmetric bounds (largest possible |value| / 32767, rounded up to a multiple of 2^-24), so
+/// nothing saturates. Returns the params as JSON.
+std::string Int16Chain(Writer& w) {
+  const int H = 6, W = 6, C = 3, CO = 4, K = 3, UNITS = 6;
+  const float sx = 1.0f / 32767.0f, s_pot1 = 1.0f / 16384.0f, s_pot2 = 1.0f / 8192.0f;
+  w.SetInputValues(0, UntiedInput(w.name(), H * W * C, {sx, s_pot1, s_pot2}));
+  const int x = w.Input("input", {1, H, W, C});
+  const int xq = Quantize(w, x, "input_quantized", TT::INT16, Sym16(sx));
+  // CONV_2D: bound = max over channels of sum |w| * 1 + |b| (|x| <= 1).
+  const QWeights cw = QuantizeWeights(w.Rand("conv/filter", CO * K * K * C, 0.4f), CO, false, 0);
+  std::vector<double> cb;
+  const auto [cwt, cbt] = ConstWeightsBias(w, "conv", {CO, K, K, C}, cw, w.Rand("conv/bias", CO, 0.1f), sx, &cb);
+  double conv_bound = 0;
+  for (int o = 0; o < CO; ++o) {
+    double a = std::fabs(cb[static_cast<size_t>(o)]);
+    for (int i = 0; i < K * K * C; ++i) a += std::fabs(cw.real[static_cast<size_t>(o * K * K * C + i)]);
+    conv_bound = std::max(conv_bound, a);
+  }
+  const QParams qc = Sym16(FineScale(conv_bound / 32767.0));
+  const int ct = QAct(w, "conv", {1, H, W, CO}, TT::INT16, qc);
+  const auto co = tfl::CreateConv2DOptions(w.fbb(), P::SAME, 1, 1, A::NONE, 1, 1);
+  w.Op(CONV_2D, 4, {xq, cwt, cbt}, {ct}, BO::Conv2DOptions, co.Union());
+  // DEPTHWISE_CONV_2D on the conv output, filter [1, K, K, CO] (channel = last dim).
+  const QWeights dw = QuantizeWeights(w.Rand("depthwise/filter", K * K * CO, 0.5f), CO, true, 3);
+  std::vector<double> db;
+  const auto [dwt, dbt] = ConstWeightsBias(w, "depthwise", {1, K, K, CO}, dw, w.Rand("depthwise/bias", CO, 0.1f), qc.scale[0], &db);
+  double dw_bound = 0;
+  for (int o = 0; o < CO; ++o) {
+    double a = std::fabs(db[static_cast<size_t>(o)]);
+    for (int i = 0; i < K * K; ++i) a += std::fabs(dw.real[static_cast<size_t>(i * CO + o)]) * conv_bound;
+    dw_bound = std::max(dw_bound, a);
+  }
+  const QParams qd = Sym16(FineScale(dw_bound / 32767.0));
+  const int dt = QAct(w, "depthwise", {1, H, W, CO}, TT::INT16, qd);
+  const auto dopt = tfl::CreateDepthwiseConv2DOptions(w.fbb(), P::SAME, 1, 1, 1, A::RELU, 1, 1);
+  w.Op(DEPTHWISE_CONV_2D, 5, {ct, dwt, dbt}, {dt}, BO::DepthwiseConv2DOptions, dopt.Union());
+  // ADD (general path: the scales are not powers of two).
+  const double add_bound = conv_bound + dw_bound;
+  const QParams qa = Sym16(FineScale(add_bound / 32767.0));
+  const int at = QAct(w, "add", {1, H, W, CO}, TT::INT16, qa);
+  const auto ao = tfl::CreateAddOptions(w.fbb(), A::NONE);
+  w.Op(ADD, 3, {ct, dt}, {at}, BO::AddOptions, ao.Union());
+  // Pools keep the quantization.
+  const int p1 = QAct(w, "avg_pool", {1, 3, 3, CO}, TT::INT16, qa);
+  const auto po1 = tfl::CreatePool2DOptions(w.fbb(), P::VALID, 2, 2, 2, 2, A::NONE);
+  w.Op(AVERAGE_POOL_2D, 3, {at}, {p1}, BO::Pool2DOptions, po1.Union());
+  const int p2 = QAct(w, "max_pool", {1, 3, 3, CO}, TT::INT16, qa);
+  const auto po2 = tfl::CreatePool2DOptions(w.fbb(), P::SAME, 1, 1, 3, 3, A::NONE);
+  w.Op(MAX_POOL_2D, 3, {p1}, {p2}, BO::Pool2DOptions, po2.Union());
+  // MUL of the two pools, then a requantization to a 1.37x coarser scale.
+  const double mul_bound = add_bound * add_bound;
+  const QParams qm = Sym16(FineScale(mul_bound / 32767.0));
+  const int mt = QAct(w, "mul", {1, 3, 3, CO}, TT::INT16, qm);
+  const auto mo = tfl::CreateMulOptions(w.fbb(), A::NONE);
+  w.Op(MUL, 4, {p1, p2}, {mt}, BO::MulOptions, mo.Union());
+  const QParams qr = Sym16(FineScale(mul_bound * 1.37 / 32767.0));
+  const int rt = Quantize(w, mt, "mul_requantized", TT::INT16, qr);
+  // FULLY_CONNECTED 36 -> UNITS, per-tensor weights; its output feeds SOFTMAX and LOGISTIC, so its
+  // scale comes from the weights' size times the typical input, not the bound (a few units wide).
+  const int DEPTH = 3 * 3 * CO;
+  const QWeights fw = QuantizeWeights(w.Rand("fc/weights", UNITS * DEPTH, 0.3f), 1, false, 0);
+  std::vector<double> fb;
+  const auto [fwt, fbt] = ConstWeightsBias(w, "fc", {UNITS, DEPTH}, fw, w.Rand("fc/bias", UNITS, 0.5f), qr.scale[0], &fb);
+  double fc_bound = 0;
+  for (int u = 0; u < UNITS; ++u) {
+    double a = std::fabs(fb[static_cast<size_t>(u)]);
+    for (int i = 0; i < DEPTH; ++i) a += std::fabs(fw.real[static_cast<size_t>(u * DEPTH + i)]) * mul_bound * 1.37;
+    fc_bound = std::max(fc_bound, a);
+  }
+  const QParams qf = Sym16(FineScale(fc_bound / 32767.0));
+  const int ft = QAct(w, "fc", {1, UNITS}, TT::INT16, qf);
+  const auto fo = tfl::CreateFullyConnectedOptions(w.fbb(), A::NONE, 0, false, false);
+  w.Op(FULLY_CONNECTED, 7, {rt, fwt, fbt}, {ft}, BO::FullyConnectedOptions, fo.Union());
+  const QParams q15 = Sym16(1.0f / 32768.0f);
+  const int st = QAct(w, "softmax_int16", {1, UNITS}, TT::INT16, q15);
+  const auto so = tfl::CreateSoftmaxOptions(w.fbb(), 1.0f);
+  w.Op(SOFTMAX, 3, {ft}, {st}, BO::SoftmaxOptions, so.Union());
+  const int lt = QAct(w, "logistic_int16", {1, UNITS}, TT::INT16, q15);
+  w.Op(LOGISTIC, 3, {ft}, {lt});
+  // Outputs: the ADD output (all 144 codes of conv + depthwise + add), softmax, logistic, the
+  // ADD output requantized to int8, the power-of-two ADD.
+  DequantizeOut(w, at, "add_out");
+  DequantizeOut(w, st, "softmax");
+  DequantizeOut(w, lt, "logistic");
+  const QParams q8{{FineScale(add_bound / 127.0)}, {0}, 0};
+  const int a8 = Quantize(w, at, "add_int8", TT::INT8, q8);
+  DequantizeOut(w, a8, "add_int8_out");
+  const int xa = Quantize(w, x, "input_pot14", TT::INT16, Sym16(s_pot1));
+  const int xb = Quantize(w, x, "input_pot13", TT::INT16, Sym16(s_pot2));
+  const int apt = QAct(w, "add_pot", {1, H, W, C}, TT::INT16, Sym16(s_pot2));
+  const auto apo = tfl::CreateAddOptions(w.fbb(), A::NONE);
+  w.Op(ADD, 3, {xa, xb}, {apt}, BO::AddOptions, apo.Union());
+  DequantizeOut(w, apt, "add_pot_out");
+
+  std::string j = "{\n \"model\": \"" + w.name() + "\",\n \"tensors\": {\n";
+  const std::vector<std::pair<const char*, QParams>> all = {
+      {"input_quantized", Sym16(sx)}, {"conv/filter", cw.p}, {"conv", qc}, {"depthwise/filter", dw.p}, {"depthwise", qd},
+      {"add", qa}, {"avg_pool", qa}, {"max_pool", qa}, {"mul", qm}, {"mul_requantized", qr}, {"fc/weights", fw.p},
+      {"fc", qf}, {"softmax_int16", q15}, {"logistic_int16", q15}, {"add_int8", q8}, {"input_pot14", Sym16(s_pot1)},
+      {"input_pot13", Sym16(s_pot2)}, {"add_pot", Sym16(s_pot2)}};
+  for (size_t i = 0; i < all.size(); ++i)
+    j += std::string("  \"") + all[i].first + "\": " + QJson(all[i].second) + (i + 1 < all.size() ? ",\n" : "\n");
+  j += " },\n \"biases\": \"int64, scale input scale * weight scale per channel, zero point 0\"\n}\n";
+  return j;
+}
+
+/// MUL of the float input by s * 32768 (exact: a power-of-two factor), so QUANTIZE at scale s
+/// gives back the code k of the input value k / 32768 (x / s is within 1e-3 of k).
+int ScaledCodes(Writer& w, int x, const std::string& tag, float s) {
+  const int c = w.ConstF(tag + "/factor", {1}, {s * 32768.0f});
+  const int m = w.Act(tag + "/scaled", w.shape(x));
+  const auto o = tfl::CreateMulOptions(w.fbb(), A::NONE);
+  w.Op(MUL, 1, {x, c}, {m}, BO::MulOptions, o.Union());
+  return m;
+}
+
+constexpr int kCodes = 65536;
+
+/// LOGISTIC on every int16 code at three input scales: 0.001 (the table kernel with a general
+/// multiplier), 2^-12 (TFLite's default resolver takes gemmlowp's int16 logistic) and 2^-10 (a power
+/// of two that still goes to the table kernel). Input [1, 65536]: value (i - 32768) / 32768.
+void LogisticSweep(Writer& w) {
+  std::vector<float> v(kCodes);
+  for (int i = 0; i < kCodes; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i - 32768) / 32768.0f;
+  w.SetInputValues(0, v);
+  const int x = w.Input("input", {1, kCodes});
+  const std::vector<std::pair<const char*, float>> scales = {{"s0p001", 0.001f}, {"s2m12", 1.0f / 4096}, {"s2m10", 1.0f / 1024}};
+  for (const auto& [tag, s] : scales) {
+    const std::string t = tag;
+    const int q = Quantize(w, ScaledCodes(w, x, t, s), t + "/quantized", TT::INT16, Sym16(s));
+    const int l = QAct(w, t + "/logistic", {1, kCodes}, TT::INT16, Sym16(1.0f / 32768.0f));
+    w.Op(LOGISTIC, 3, {q}, {l});
+    DequantizeOut(w, l, "logistic_" + t);
+  }
+}
+
+/// SOFTMAX on every int16 code (a seeded permutation of them), in rows of 256 (scale 0.001, beta
+/// 1), one row of 65536 (scale 1e-4, beta 1: every difference inside the exp table's [-10, 0]) and
+/// rows of 16 (scale 2^-11, beta 2.5). Input [1, 65536]: value (perm[i] - 32768) / 32768.
+void SoftmaxSweep(Writer& w) {
+  std::vector<int> perm(kCodes);
+  for (int i = 0; i < kCodes; ++i) perm[static_cast<size_t>(i)] = i;
+  Rng r(w.name() + "/perm");
+  for (int i = kCodes - 1; i > 0; --i) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(r.Next() % static_cast<uint64_t>(i + 1))]);
+  std::vector<float> v(kCodes);
+  for (int i = 0; i < kCodes; ++i) v[static_cast<size_t>(i)] = static_cast<float>(perm[static_cast<size_t>(i)] - 32768) / 32768.0f;
+  w.SetInputValues(0, v);
+  const int x = w.Input("input", {1, kCodes});
+  struct Cfg {
+    const char* tag;
+    float scale, beta;
+    int row;
+  };
+  for (const Cfg& c : {Cfg{"s0p001_b1_row256", 0.001f, 1.0f, 256}, Cfg{"s1em4_b1_row65536", 1e-4f, 1.0f, kCodes},
+                       Cfg{"s2m11_b2p5_row16", 1.0f / 2048, 2.5f, 16}}) {
+    const std::string t = c.tag;
+    int m = ScaledCodes(w, x, t, c.scale);
+    const Dims shape = {kCodes / c.row, c.row};
+    if (c.row != kCodes) {
+      const int sh = w.ConstI32(t + "/shape", {2}, {shape[0], shape[1]});
+      const int rs = w.Act(t + "/rows", shape);
+      w.Op(RESHAPE, 1, {m, sh}, {rs});
+      m = rs;
+    }
+    const int q = Quantize(w, m, t + "/quantized", TT::INT16, Sym16(c.scale));
+    const int sm = QAct(w, t + "/softmax", shape, TT::INT16, Sym16(1.0f / 32768.0f));
+    const auto o = tfl::CreateSoftmaxOptions(w.fbb(), c.beta);
+    w.Op(SOFTMAX, 3, {q}, {sm}, BO::SoftmaxOptions, o.Union());
+    DequantizeOut(w, sm, "softmax_" + t);
+  }
+}
+
 // ---- files -------------------------------------------------------------------------------------
 
 bool WriteFile(const fs::path& p, const void* data, size_t n) {
@@ -960,7 +1242,9 @@ bool Emit(const fs::path& root, Writer& w, const char* covers, const std::string
   }
   for (size_t k = 0; k < w.inputs().size(); ++k) {
     const Dims s = w.shape(w.inputs()[k]);
-    if (!WriteInput(dir, static_cast<int>(k), s, InputValues(w.name(), static_cast<int>(k), Numel(s)))) return false;
+    const std::vector<float>* custom = w.InputValuesOf(k);
+    if (!WriteInput(dir, static_cast<int>(k), s, custom ? *custom : InputValues(w.name(), static_cast<int>(k), Numel(s))))
+      return false;
   }
   std::printf("%s\t%s\t%zu\t%s\n", label.c_str(), w.name().c_str(), w.inputs().size(), covers);
   return true;
@@ -991,6 +1275,34 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make_tflite_ops: cannot write quant_params.json\n");
         return 1;
       }
+    }
+    {
+      Writer w("int16_chain");
+      const std::string params = Int16Chain(w);
+      const char* covers =
+          "int16 (16x8): QUANTIZE -> CONV_2D (per-channel int8, int64 bias) -> DEPTHWISE_CONV_2D + RELU -> ADD -> "
+          "AVERAGE_POOL_2D -> MAX_POOL_2D -> MUL -> QUANTIZE (requantize) -> FULLY_CONNECTED -> SOFTMAX, LOGISTIC; "
+          "QUANTIZE int16 -> int8; ADD power-of-two path; DEQUANTIZE";
+      if (!Emit(quant, w, covers, "quant")) return 1;
+      if (!WriteFile(quant / w.name() / "quant_params.json", params.data(), params.size())) {
+        std::fprintf(stderr, "make_tflite_ops: cannot write quant_params.json\n");
+        return 1;
+      }
+    }
+    {
+      Writer w("logistic_int16_sweep");
+      LogisticSweep(w);
+      if (!Emit(quant, w, "int16 LOGISTIC on all 65536 codes, input scales 0.001, 2^-12 (gemmlowp kernel), 2^-10", "quant"))
+        return 1;
+    }
+    {
+      Writer w("softmax_int16_sweep");
+      SoftmaxSweep(w);
+      if (!Emit(quant, w,
+                "int16 SOFTMAX on all 65536 codes: rows of 256 (scale 0.001, beta 1), one row of 65536 (scale 1e-4, "
+                "beta 1), rows of 16 (scale 2^-11, beta 2.5)",
+                "quant"))
+        return 1;
     }
   }
   return 0;

@@ -27,9 +27,9 @@ NOT_COVERED = {
 # their column lists the TFLite builtin versions whose quantized forms tare maps and a test runs
 # (tests/ops/tflite_quant_test.cc, tests/models/tflite_quant).
 TFLITE_VERSIONS = {
-    "QConv2D": [1, 3], "QDepthwiseConv2D": [1, 3], "QFullyConnected": [1, 4], "QAdd": [1, 2], "QMul": [1, 2],
-    "QAveragePool2D": [1, 2], "QMaxPool2D": [1, 2], "QSoftmax": [1, 2], "QLogistic": [1, 2], "Quantize": [1],
-    "Dequantize": [1, 2],
+    "QConv2D": [1, 3, 4], "QDepthwiseConv2D": [1, 3, 5], "QFullyConnected": [1, 4, 7], "QAdd": [1, 2, 3],
+    "QMul": [1, 2, 4], "QAveragePool2D": [1, 2, 3], "QMaxPool2D": [1, 2, 3], "QSoftmax": [1, 2, 3],
+    "QLogistic": [1, 2, 3], "Quantize": [1, 2], "Dequantize": [1, 2, 3],
 }
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OP_LIST = os.path.join(ROOT, "runtime", "ops", "op_list.inc")

@@ -157,6 +157,133 @@ inline int32_t GetReciprocal(int32_t x, int x_integer_digits, int* num_bits_over
   return OneOverOnePlusXForXIn01(shifted_sum_minus_one);
 }
 
+// ---- int16 ("FixedPoint<int16_t, m>": 15 - m fractional bits) --------------------------------
+// gemmlowp's scalar int16 specializations, used by TFLite's int16 LOGISTIC when the input scale
+// is 2^-12 (optimized_ops::Logistic on int16: gemmlowp::logistic of FixedPoint<int16_t, 3>, raw
+// output in Q0.15). Add/Sub/Neg wrap modulo 2^16 (gemmlowp computes in int and stores to int16);
+// the constants are the int32 ones above, RoundingDivideByPOT'ed by 16 bits
+// (RescaleConstantInitializer), e.g. exp(-1/8) 1895147668 -> 28918.
+
+constexpr int16_t kRaw16Max = std::numeric_limits<int16_t>::max();
+constexpr int16_t kRaw16Min = std::numeric_limits<int16_t>::min();
+
+inline int16_t Wrap16(int32_t v) { return static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint32_t>(v))); }
+
+/// gemmlowp RescaleConstantInitializer<int16>: an int32 raw constant rounded to 16 bits.
+constexpr int16_t Const16(int32_t v) {
+  const int32_t remainder = v & 0xFFFF;
+  const int32_t threshold = 0x7FFF + (v < 0 ? 1 : 0);
+  return static_cast<int16_t>((v >> 16) + (remainder > threshold ? 1 : 0));
+}
+
+/// gemmlowp SaturatingRoundingDoublingHighMul<int16_t>: (a*b + (a*b >= 0 ? 2^14 : 1 - 2^14)) / 2^15
+/// with C++ truncating division; INT16_MIN * INT16_MIN saturates to INT16_MAX.
+inline int16_t Srdhm16(int16_t a, int16_t b) {
+  if (a == b && a == kRaw16Min) return kRaw16Max;
+  const int32_t ab = static_cast<int32_t>(a) * static_cast<int32_t>(b);
+  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return static_cast<int16_t>((ab + nudge) / (1 << 15));
+}
+
+/// gemmlowp RoundingDivideByPOT<int16_t> (as Rdbp), e in [0, 15].
+inline int16_t Rdbp16(int16_t x, int e) {
+  if (e <= 0) return x;
+  const int32_t mask = (1 << e) - 1;
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return static_cast<int16_t>((x >> e) + (remainder > threshold ? 1 : 0));
+}
+
+/// gemmlowp SaturatingRoundingMultiplyByPOT<e> on int16, e in [1, 14]: x * 2^e saturated
+/// (|x| > 2^(15-e) - 1 -> min/max); e < 0: Rdbp16(x, -e).
+inline int16_t SatRoundMulPot16(int16_t x, int e) {
+  if (e == 0) return x;
+  if (e < 0) return Rdbp16(x, -e);
+  const int32_t threshold = (1 << (15 - e)) - 1;
+  if (x > threshold) return kRaw16Max;
+  if (x < -threshold) return kRaw16Min;
+  return static_cast<int16_t>(x * (1 << e));
+}
+
+/// gemmlowp RoundingHalfSum<int16_t>: (a + b + sign) / 2 in int32, sign = sum >= 0 ? 1 : -1.
+inline int16_t RoundingHalfSum16(int16_t a, int16_t b) {
+  const int32_t sum = static_cast<int32_t>(a) + static_cast<int32_t>(b);
+  return static_cast<int16_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
+}
+
+/// gemmlowp SaturatingAdd<int16_t> (AddSaturatingIf16Bit): a + b clamped to int16.
+inline int16_t SaturatingAdd16(int16_t a, int16_t b) {
+  const int32_t sum = static_cast<int32_t>(a) + static_cast<int32_t>(b);
+  return static_cast<int16_t>(sum > kRaw16Max ? kRaw16Max : (sum < kRaw16Min ? kRaw16Min : sum));
+}
+
+/// exp on [-1/4, 0) in Q0.15, as ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl, the final sum
+/// saturating (AddSaturatingIf16Bit).
+inline int16_t ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl16(int16_t a) {
+  constexpr int16_t kExpMinusOneEighth = Const16(1895147668);  // 28918
+  constexpr int16_t kOneThird = Const16(715827883);            // 10923
+  const int16_t x = Wrap16(a + (1 << 12));                      // + 1/8
+  const int16_t x2 = Srdhm16(x, x);
+  const int16_t x3 = Srdhm16(x2, x);
+  const int16_t x4 = Srdhm16(x2, x2);
+  const int16_t x4_over_4 = Rdbp16(x4, 2);
+  const int16_t poly = Rdbp16(Wrap16(Srdhm16(Wrap16(x4_over_4 + x3), kOneThird) + x2), 1);
+  return SaturatingAdd16(kExpMinusOneEighth, Srdhm16(kExpMinusOneEighth, Wrap16(x + poly)));
+}
+
+/// exp_on_negative_values<int16_t, integer_bits> (integer_bits <= 5: no clamp below -32).
+inline int16_t ExpOnNegativeValues16(int16_t a, int integer_bits) {
+  const int frac_bits = 15 - integer_bits;
+  const int32_t one_quarter = 1 << (frac_bits - 2);
+  const int16_t a_mod_quarter_minus_one_quarter = Wrap16((a & (one_quarter - 1)) - one_quarter);
+  int16_t result = ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl16(
+      SatRoundMulPot16(a_mod_quarter_minus_one_quarter, integer_bits));  // Rescale<0>
+  const int16_t remainder = Wrap16(a_mod_quarter_minus_one_quarter - a);
+  struct Factor {
+    int exponent;
+    int16_t multiplier;  // exp(-2^exponent) in Q0.15
+  };
+  static constexpr Factor kFactors[] = {{-2, Const16(1672461947)}, {-1, Const16(1302514674)},
+                                        {0, Const16(790015084)},   {1, Const16(290630308)},
+                                        {2, Const16(39332535)},    {3, Const16(720401)},
+                                        {4, Const16(242)}};
+  for (const Factor& f : kFactors) {
+    if (integer_bits > f.exponent) {
+      const int shift = frac_bits + f.exponent;
+      if (remainder & (1 << shift)) result = Srdhm16(result, f.multiplier);
+    }
+  }
+  if (a == 0) result = kRaw16Max;
+  return result;
+}
+
+/// one_over_one_plus_x_for_x_in_0_1<int16_t>: as OneOverOnePlusXForXIn01 in Q0.15 / Q2.13.
+inline int16_t OneOverOnePlusXForXIn0116(int16_t a) {
+  const int16_t half_denominator = RoundingHalfSum16(a, kRaw16Max);
+  constexpr int16_t k48Over17 = Const16(1515870810);       // 23130
+  constexpr int16_t kMinus32Over17 = Const16(-1010580540);  // -15420
+  constexpr int16_t kOneQ2 = 1 << 13;
+  int16_t x = Wrap16(k48Over17 + Srdhm16(half_denominator, kMinus32Over17));
+  for (int i = 0; i < 3; ++i) {
+    const int16_t half_denominator_times_x = Srdhm16(half_denominator, x);
+    const int16_t one_minus = Wrap16(kOneQ2 - half_denominator_times_x);
+    x = Wrap16(x + SatRoundMulPot16(Srdhm16(x, one_minus), 2));
+  }
+  return SatRoundMulPot16(x, 1);
+}
+
+/// gemmlowp logistic<int16_t, integer_bits>: Q(integer_bits) a -> Q0.15 1 / (1 + exp(-a)); a == 0
+/// gives 1/2 (16384); negative a: one (32767) minus the result for |a| (|INT16_MIN| wraps to itself).
+inline int16_t Logistic16(int16_t a, int integer_bits) {
+  const bool positive = a > 0;
+  const int16_t abs_input = positive ? a : Wrap16(-a);
+  const int16_t result_if_positive =
+      OneOverOnePlusXForXIn0116(ExpOnNegativeValues16(Wrap16(-abs_input), integer_bits));
+  const int16_t result_if_negative = Wrap16(kRaw16Max - result_if_positive);
+  if (a == 0) return Const16(1 << 30);
+  return positive ? result_if_positive : result_if_negative;
+}
+
 }  // namespace fixedpoint
 }  // namespace quant
 }  // namespace tare

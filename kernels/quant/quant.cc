@@ -424,7 +424,7 @@ namespace {
 
 Status CheckSoftmaxOutput(QType type, float beta, TensorQuant in, TensorQuant out) {
   if (type == QType::kInt16)
-    return Status::Error("int16 softmax is not implemented in kernels/quant");
+    return Status::Error("int16 softmax has its own kernel (PrepareSoftmaxInt16)");
   TARE_RETURN_IF_ERROR(CheckQuant("input", type, in));
   TARE_RETURN_IF_ERROR(CheckQuant("output", type, out));
   if (!(std::isfinite(beta) && beta > 0))
@@ -474,7 +474,7 @@ Result<SoftmaxLutParams> PrepareSoftmaxLut(QType type, float beta, TensorQuant i
 
 Result<Lut8> PrepareLogisticLut(QType type, TensorQuant in, TensorQuant out) {
   if (type == QType::kInt16)
-    return Status::Error("int16 logistic is not implemented in kernels/quant");
+    return Status::Error("int16 logistic has its own kernel (PrepareLogisticInt16)");
   TARE_RETURN_IF_ERROR(CheckQuant("input", type, in));
   TARE_RETURN_IF_ERROR(CheckQuant("output", type, out));
   if (static_cast<double>(out.scale) != 1. / 256)
@@ -499,7 +499,7 @@ Result<Lut8> PrepareLogisticLut(QType type, TensorQuant in, TensorQuant out) {
 Result<LogisticFixedPointParams> PrepareLogisticFixedPoint(QType type, TensorQuant in,
                                                            TensorQuant out) {
   if (type == QType::kInt16)
-    return Status::Error("int16 logistic is not implemented in kernels/quant");
+    return Status::Error("int16 logistic has its own kernel (PrepareLogisticInt16)");
   TARE_RETURN_IF_ERROR(CheckQuant("input", type, in));
   TARE_RETURN_IF_ERROR(CheckQuant("output", type, out));
   LogisticFixedPointParams p;
@@ -531,6 +531,103 @@ Result<LogisticFixedPointParams> PrepareLogisticFixedPoint(QType type, TensorQua
                          std::to_string(p.input_left_shift) + ", needs 0..30)");
   p.input_range_radius = CalculateInputRadius(4, p.input_left_shift, 31);
   return p;
+}
+
+Result<SoftmaxInt16Params> PrepareSoftmaxInt16(float beta, TensorQuant in, TensorQuant out) {
+  TARE_RETURN_IF_ERROR(CheckQuant("input", QType::kInt16, in));
+  TARE_RETURN_IF_ERROR(CheckQuant("output", QType::kInt16, out));
+  if (!(std::isfinite(beta) && beta > 0))
+    return Status::Error("softmax beta must be finite and > 0, got " + Num(beta));
+  const float target = 1.f / 32768;
+  const float delta = out.scale > target ? out.scale - target : target - out.scale;
+  if (out.zero_point != 0 || delta > 0.001f * 1.f / 32768)
+    return Status::Error("softmax int16 output must have zero point 0 and scale 1/32768 (TFLite), got " +
+                         std::to_string(out.zero_point) + " and " + Num(out.scale));
+  TARE_RETURN_IF_ERROR(CheckZeroPointZero("input", in.zero_point));
+  SoftmaxInt16Params p;
+  const int32_t range = 32767 - (-32768);
+  PopulateLutInt16(10.0 / range, 32767, 2.0 / range, 0, [](double v) { return std::exp(v); },
+                   p.exp_lut.data());
+  PopulateLutInt16(1.0 / range, -32768, 2.0 / range, 0, [](double v) { return 1.0 / (1.0 + v); },
+                   p.one_over_one_plus_x_lut.data());
+  const float scale_beta = in.scale * beta;  // float32 product, as activations.cc
+  if (!std::isfinite(scale_beta))
+    return Status::Error("softmax input scale * beta overflows float32");
+  const double rescale = static_cast<double>(scale_beta) / (10.0 / 65535.0);
+  TARE_ASSIGN_OR_RETURN(QuantizedMultiplier m, QuantizeMultiplier(rescale));
+  p.input_multiplier = m.multiplier;
+  p.input_shift = m.shift;
+  return p;
+}
+
+void PopulateLutInt16(double in_scale, int32_t in_zero_point, double out_scale, int32_t out_zero_point,
+                      double (*f)(double), int16_t* lut) {
+  const double in_min = in_scale * static_cast<double>(-32768 - in_zero_point);
+  const double in_max = in_scale * static_cast<double>(32767 - in_zero_point);
+  const double out_min = out_scale * static_cast<double>(-32768 - out_zero_point);
+  const double out_max = out_scale * static_cast<double>(32767 - out_zero_point);
+  const int steps = 512;
+  const double step = (in_max - in_min) / steps;
+  const double half_step = step / 2;
+  const double scaling = 65536.0 / (out_max - out_min);
+  auto clamp16 = [](double v) { return static_cast<int16_t>(std::min(std::max(v, -32768.0), 32767.0)); };
+  for (int i = 0; i < steps; ++i) {
+    const double val = f(in_min + i * step);
+    const double val_mid = f(in_min + i * step + half_step);
+    const double val_next = f(in_min + (i + 1) * step);
+    const double sample = std::round(val * scaling);
+    const double mid_interp = std::round((val_next * scaling + std::round(val * scaling)) / 2);
+    const double mid = std::round(val_mid * scaling);
+    const double bias = std::round((mid_interp - mid) / 2);
+    lut[i] = clamp16(sample - bias);
+  }
+  lut[steps] = clamp16(std::round(f(in_max) * scaling));
+}
+
+Result<LogisticInt16Params> PrepareLogisticInt16(TensorQuant in, TensorQuant out, bool default_resolver) {
+  TARE_RETURN_IF_ERROR(CheckQuant("input", QType::kInt16, in));
+  TARE_RETURN_IF_ERROR(CheckQuant("output", QType::kInt16, out));
+  if (static_cast<double>(out.scale) != 1. / 32768 || out.zero_point != 0)
+    return Status::Error("logistic int16 output must have scale exactly 1/32768 and zero point 0 (TFLite), got " +
+                         Num(out.scale) + " and " + std::to_string(out.zero_point));
+  TARE_RETURN_IF_ERROR(CheckZeroPointZero("input", in.zero_point));
+  LogisticInt16Params p;
+  int log2_in = 0;
+  const bool pot = CheckedLog2(in.scale, &log2_in) && (15 - 3) + log2_in == 0;
+  if (pot) {
+    if (default_resolver) {
+      p.gemmlowp = true;
+    } else {
+      p.input_multiplier = 3;  // reference_integer_ops::Logistic: 3 << input_left_shift (0)
+    }
+    return p;
+  }
+  double m = static_cast<double>(in.scale) * 4096.0 * 3.0;
+  int shift = 0;
+  while (m <= 32767.0 / 2.0 && shift <= 30) {
+    ++shift;
+    m *= 2.0;
+  }
+  if (!(m < 2147483648.0))
+    return Status::Error("logistic int16 input scale " + Num(in.scale) +
+                         " is too large (its multiplier overflows TFLite's int32)");
+  p.input_multiplier = static_cast<int32_t>(m);
+  p.input_left_shift = shift;
+  return p;
+}
+
+const std::array<uint16_t, 256>& SigmoidTableUint16() {
+  static const std::array<uint16_t, 256> table = [] {
+    std::array<uint16_t, 256> t{};
+    auto s = [](double i) { return 65536.0 / (1.0 + std::exp(-i / 24.0)); };
+    for (int i = 0; i < 255; ++i) {
+      const double v = s(i) + (s(i + 0.5) - (s(i) + s(i + 1)) / 2) / 2;
+      t[static_cast<size_t>(i)] = static_cast<uint16_t>(std::min(std::round(v), 65535.0));
+    }
+    t[255] = 65535;
+    return t;
+  }();
+  return table;
 }
 
 Result<QuantizedMultiplier> PrepareRequantize(TensorQuant in, TensorQuant out) {

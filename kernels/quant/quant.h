@@ -12,7 +12,10 @@
 // CalculateActivationRangeQuantized), reference/{conv,depthwiseconv_uint8,fully_connected,add,mul,
 // pooling,softmax,logistic,requantize,quantize,dequantize}.h, reference/integer_ops/*.h, the kernel
 // files conv.cc, depthwise_conv.cc, fully_connected.cc, add.cc, mul.cc, activations.cc, quantize.cc,
-// and gemmlowp fixedpoint/fixedpoint.h (scalar int32 path). TFLite is built without
+// and gemmlowp fixedpoint/fixedpoint.h (scalar int32 and int16 paths). The int16 softmax and
+// logistic: activations.cc (SigmoidPrepare/Eval, SoftmaxPrepare/Eval, int16 branches),
+// reference/softmax.h SoftmaxInt16, reference/integer_ops/logistic.h, common.h LUTPopulate /
+// LUTLookup / sigmoid_table_uint16 (LiteRT tflite/kernels/ and TensorFlow tensorflow/lite/kernels/). TFLite is built without
 // TFLITE_SINGLE_ROUNDING by default, so the "double rounding" variants are the ones reproduced.
 //
 // Conventions.
@@ -391,6 +394,49 @@ Status SoftmaxLut(const SoftmaxLutParams& p, int64_t outer, int64_t depth, const
 Status SoftmaxLut(const SoftmaxLutParams& p, int64_t outer, int64_t depth, const uint8_t* x,
                   uint8_t* y);
 
+/// Parameters of TFLite's int16 softmax (activations.cc SoftmaxPrepare, int16 branch: the same for
+/// the reference and the default op resolver; reference_ops::SoftmaxInt16 runs for both).
+struct SoftmaxInt16Params {
+  int32_t input_multiplier = 0;  // QuantizeMultiplier(float32(s_in * beta) / (10 / 65535))
+  int input_shift = 0;
+  std::array<int16_t, 513> exp_lut{};                  // exp on [-10, 0]
+  std::array<int16_t, 513> one_over_one_plus_x_lut{};  // 1 / (1 + x) on [0, 1]
+};
+
+/// TFLite's int16 SoftmaxPrepare: input and output zero points 0, output scale within
+/// 0.001/32768 of 1/32768 (float32 arithmetic, TF_LITE_ENSURE_NEAR), beta finite and > 0 (tare's
+/// check). exp_lut = PopulateLutInt16(10/65535, 32767, 2/65535, 0, exp) (inputs [-10, 0]),
+/// one_over_one_plus_x_lut = PopulateLutInt16(1/65535, -32768, 2/65535, 0, 1/(1+x)) (inputs
+/// [0, 1]); the multiplier maps input differences onto [-65535, 0] = [-10, 0]: QuantizeMultiplier(
+/// (double)(s_in * beta computed in float32) / (10.0 / 65535.0)).
+Result<SoftmaxInt16Params> PrepareSoftmaxInt16(float beta, TensorQuant in, TensorQuant out);
+
+/// TFLite reference_ops::SoftmaxInt16 on rows of `depth` contiguous elements: per row, max = the
+/// largest x; per element e = LutLookupInt16(clamp16(MultiplyByQuantizedMultiplier(x - max) +
+/// 32767), exp_lut) (Q0.15); sum = int32 sum of the e's (row order); h = clz(sum), r =
+/// LutLookupInt16(clamp16((((int64)sum << (h - 1)) + 2^13) >> 14) - 3 * 2^15), 1/(1+x) lut) (the
+/// sum normalized to [1, 2) in Q1.15, minus one, recentred); y = clamp((e * r + 2^(30 - h)) >>
+/// (31 - h), 0, 32767). Errors: the row's int32 sum overflows (rows of more than 65548 elements
+/// at the maximum; undefined in TFLite), bad sizes. (TFLite also refuses ranks above 4: shape
+/// inference checks that.)
+Status SoftmaxInt16(const SoftmaxInt16Params& p, int64_t outer, int64_t depth, const int16_t* x,
+                    int16_t* y);
+
+/// TFLite common.h LUTPopulate<int16_t> with double arithmetic (detail::LUTPopulateInt16<double>,
+/// what the int16 softmax uses): the 513-entry table of f over the int16 input range dequantized,
+/// [in_min, in_max] = in_scale * ([-32768, 32767] - in_zp), output scaled by 65536 / (out_max -
+/// out_min) with [out_min, out_max] = out_scale * ([-32768, 32767] - out_zp); for i < 512, with
+/// step = (in_max - in_min) / 512, v(t) = f(t) * scaling: lut[i] = round(v(in_min + i*step)) -
+/// round((round((v(in_min + (i+1)*step) + round(v(in_min + i*step))) / 2) - round(v(in_min +
+/// i*step + step/2))) / 2) (half the linear interpolation's midpoint error taken off), clamped to
+/// int16; lut[512] = clamp(round(v(in_max))). round = std::round (half away from zero).
+void PopulateLutInt16(double in_scale, int32_t in_zero_point, double out_scale, int32_t out_zero_point,
+                      double (*f)(double), int16_t* lut);
+
+/// TFLite common.h LUTLookup(int16_t, lut): index 256 + (v >> 7) (the top 9 bits), offset v & 0x7F;
+/// lut[index] + ((lut[index + 1] - lut[index]) * offset + 64) >> 7, as int16.
+int16_t LutLookupInt16(int16_t v, const int16_t* lut);
+
 // ---- 7. LOGISTIC ---------------------------------------------------------------------------------
 
 /// A 256-entry table indexed by the raw input byte (int8 value v at index (uint8_t)v).
@@ -432,6 +478,42 @@ Result<LogisticFixedPointParams> PrepareLogisticFixedPoint(QType type, TensorQua
 void LogisticFixedPoint(const LogisticFixedPointParams& p, int64_t n, const int8_t* x, int8_t* y);
 void LogisticFixedPoint(const LogisticFixedPointParams& p, int64_t n, const uint8_t* x,
                         uint8_t* y);
+
+/// Parameters of TFLite's int16 LOGISTIC.
+struct LogisticInt16Params {
+  /// The default op resolver with input scale 2^-12 (power of two, CheckedLog2 within 1e-3):
+  /// optimized_ops::Logistic on int16, gemmlowp::logistic of the raw input as Q3.12 -> Q0.15.
+  bool gemmlowp = false;
+  /// Otherwise reference_integer_ops::Logistic (the table kernel): the input is rescaled to
+  /// 1/(3 * 4096) units with (x * input_multiplier + round) >> input_left_shift.
+  int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+};
+
+/// TFLite activations.cc SigmoidPrepare for int16 (both resolvers): output scale exactly 1/32768
+/// and zero point 0, input zero point 0. Power-of-two input scale 2^-12: the default resolver
+/// (`default_resolver`) takes the gemmlowp kernel; the reference resolver runs the table kernel
+/// with multiplier 3, shift 0. Any other scale: m = (double)s_in * 4096 * 3, doubled (shift + 1)
+/// while m <= 32767 / 2 and shift <= 30; multiplier = (int32)m. Errors: the quantization checks
+/// above, m >= 2^31 (input scale >= 2^31 / 12288: TFLite's int32 conversion overflows).
+Result<LogisticInt16Params> PrepareLogisticInt16(TensorQuant in, TensorQuant out, bool default_resolver);
+
+/// The 256-entry table TFLite's int16 logistic interpolates (common.h sigmoid_table_uint16,
+/// "sigmoid(i/24) at 0.16 format"), from its defining formula: with S(t) = 65536 / (1 + exp(-t/24))
+/// in double, table[i] = round(S(i) + (S(i + 1/2) - (S(i) + S(i + 1)) / 2) / 2) for i < 255 (the
+/// value plus half the linear interpolation's error at the midpoint, so the interpolated curve
+/// straddles the true one) and table[255] = 65535 (the saturation value). Every entry equals
+/// TFLite's (tests/unit/quant_kernels_test.cc checks a few and LiteRT.js checks all through the
+/// tests/models/tflite_quant sweeps).
+const std::array<uint16_t, 256>& SigmoidTableUint16();
+
+/// int16 LOGISTIC. gemmlowp: y = Logistic16(x, 3) (fixed_point.h). Table (reference_integer_ops::
+/// Logistic): v = (x * m + round) >> shift (int32, round = 2^(shift - 1) or 0, arithmetic
+/// shift; the product wraps modulo 2^32 as TFLite's does in practice), a = |v| (uint32);
+/// u = a >> 9; u >= 255: r = 0x7FFF << 10; else r = (t[u] << 9) + (a & 0x1FF) * (t[u + 1] - t[u])
+/// (t = SigmoidTableUint16()); then r = v >= 0 ? r + 2^9 : 2^25 - r + 2^9 - 1 (uint32), y = r >> 10
+/// (so y in [1, 32767]).
+void LogisticInt16(const LogisticInt16Params& p, int64_t n, const int16_t* x, int16_t* y);
 
 // ---- 8. QUANTIZE, requantize, DEQUANTIZE ---------------------------------------------------------
 

@@ -735,6 +735,78 @@ void LogisticFixedPoint(const LogisticFixedPointParams& p, int64_t n, const uint
   }
 }
 
+int16_t LutLookupInt16(int16_t v, const int16_t* lut) {
+  const int index = 256 + (v >> 7);  // arithmetic shift: [0, 511]
+  const int offset = v & 0x7F;
+  const int base = lut[index];
+  const int slope = static_cast<int16_t>(lut[index + 1] - lut[index]);
+  const int delta = (slope * offset + 64) >> 7;
+  return static_cast<int16_t>(base + delta);
+}
+
+Status SoftmaxInt16(const SoftmaxInt16Params& p, int64_t outer, int64_t depth, const int16_t* x,
+                    int16_t* y) {
+  TARE_RETURN_IF_ERROR(CheckRows(outer, depth));
+  for (int64_t i = 0; i < outer; ++i) {
+    const int16_t* xr = x + i * depth;
+    int16_t* yr = y + i * depth;
+    int32_t max_in_row = std::numeric_limits<int16_t>::min();
+    for (int64_t c = 0; c < depth; ++c) max_in_row = std::max<int32_t>(max_in_row, xr[c]);
+    // exp(x - max) in Q0.15 (cached in y, as TFLite does), and their int32 sum.
+    int64_t sum = 0;
+    for (int64_t c = 0; c < depth; ++c) {
+      const int32_t diff = static_cast<int32_t>(xr[c]) - max_in_row;
+      const int32_t scaled = MultiplyByQuantizedMultiplier(diff, p.input_multiplier, p.input_shift);
+      const int32_t sym = std::min(std::max(fp::WrapAdd(scaled, 32767), -32768), 32767);
+      yr[c] = LutLookupInt16(static_cast<int16_t>(sym), p.exp_lut.data());
+      sum += yr[c];
+    }
+    if (sum > std::numeric_limits<int32_t>::max() || sum < 1)
+      return Status::Error("softmax row " + std::to_string(i) + ": the int32 sum of exps (" + std::to_string(sum) +
+                           ") is out of range (TFLite's int16 kernel overflows there)");
+    const int32_t sum_of_exps = static_cast<int32_t>(sum);
+    const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(sum_of_exps));  // in [1, 31]
+    const int32_t shifted_sum = static_cast<int32_t>(
+        ((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int32_t sym_sum = std::min(std::max(shifted_sum - ((1 << 15) + (1 << 16)), -32768), 32767);
+    const int32_t reciprocal =
+        LutLookupInt16(static_cast<int16_t>(sym_sum), p.one_over_one_plus_x_lut.data());  // Q0.15
+    const int right_shift = 31 - headroom_plus_one;
+    const int64_t round = right_shift > 0 ? int64_t{1} << (right_shift - 1) : 0;
+    for (int64_t c = 0; c < depth; ++c) {
+      const int64_t r = (static_cast<int64_t>(yr[c]) * reciprocal + round) >> right_shift;
+      yr[c] = static_cast<int16_t>(std::min<int64_t>(std::max<int64_t>(r, 0), 32767));
+    }
+  }
+  return Status::Ok();
+}
+
+void LogisticInt16(const LogisticInt16Params& p, int64_t n, const int16_t* x, int16_t* y) {
+  if (p.gemmlowp) {
+    for (int64_t i = 0; i < n; ++i) y[i] = fp::Logistic16(x[i], 3);
+    return;
+  }
+  const std::array<uint16_t, 256>& table = SigmoidTableUint16();
+  const int shift = std::min(std::max(p.input_left_shift, 0), 31);
+  const uint32_t round = shift > 0 ? uint32_t{1} << (shift - 1) : 0;
+  for (int64_t i = 0; i < n; ++i) {
+    // (x * m + round) >> shift in int32, the product wrapping as TFLite's does in practice.
+    const uint32_t prod = static_cast<uint32_t>(static_cast<int32_t>(x[i])) * static_cast<uint32_t>(p.input_multiplier);
+    const int32_t v = static_cast<int32_t>(prod + round) >> shift;
+    const uint32_t a = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+    const uint32_t u = a >> 9;
+    uint32_t r;
+    if (u >= 255) {
+      r = uint32_t{0x7FFF} << 10;
+    } else {
+      const uint32_t ta = table[u], tb = table[u + 1];
+      r = (ta << 9) + (a & 0x1FF) * (tb - ta);
+    }
+    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1;
+    y[i] = static_cast<int16_t>(r >> 10);
+  }
+}
+
 Status Quantize(TensorQuant out, int64_t n, const float* x, int8_t* y) {
   return QuantizeImpl(out, n, x, y);
 }

@@ -275,42 +275,52 @@ Result<bool> ReadTable(const Node& node) {
   return k == "table";
 }
 
-/// Runs f(x, y) with x and y typed as the 8-bit dtype of X (int8 or uint8; shape inference refused others).
+/// Runs f(x, y) with x and y typed as the 8-bit dtype of X (int8 or uint8; int16 is dispatched before).
 template <class F>
 Status Dispatch8(const Tensor& X, Tensor& Y, F f) {
   if (X.dtype == DType::kInt8) return f(X.as<int8_t>(), Y.as<int8_t>());
   return f(X.as<uint8_t>(), Y.as<uint8_t>());
 }
 
+/// The prepared parameters of one dtype: 8-bit types use `lut` or `fp` (by the kernel attribute),
+/// int16 uses `i16` (TFLite's int16 softmax is the same kernel for both resolvers).
+struct SoftmaxPrep {
+  quant::SoftmaxLutParams lut;
+  quant::SoftmaxFixedPointParams fp;
+  quant::SoftmaxInt16Params i16;
+};
+struct LogisticPrep {
+  quant::Lut8 lut;
+  quant::LogisticFixedPointParams fp;
+  quant::LogisticInt16Params i16;
+};
+
 Result<KernelFn> MakeSoftmax(const Node& node) {
   TARE_ASSIGN_OR_RETURN(bool table, ReadTable(node));
   TARE_ASSIGN_OR_RETURN(float beta, node.GetFloat("beta", 1.f));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qi, ReadQuant(node, "x_scale", "x_zero_point"));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qo, ReadQuant(node, "y_scale", "y_zero_point"));
-  if (table) {
-    TARE_ASSIGN_OR_RETURN(PerType<quant::SoftmaxLutParams> prep, (PrepareAll<quant::SoftmaxLutParams>(node, [&](QType t) {
-                            return quant::PrepareSoftmaxLut(t, beta, qi, qo);
-                          })));
-    return KernelFn([=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
-      const Tensor& X = *in[0];
-      Tensor& Y = *out[0];
-      if (Y.numel() == 0) return Status::Ok();
-      TARE_ASSIGN_OR_RETURN(const quant::SoftmaxLutParams* p, prep.Get(node, X.dtype));
-      const int64_t depth = X.shape.back(), outer = X.numel() / depth;
-      return Dispatch8(X, Y, [&](const auto* x, auto* y) { return quant::SoftmaxLut(*p, outer, depth, x, y); });
-    });
-  }
-  TARE_ASSIGN_OR_RETURN(PerType<quant::SoftmaxFixedPointParams> prep,
-                        (PrepareAll<quant::SoftmaxFixedPointParams>(node, [&](QType t) {
-                          return quant::PrepareSoftmaxFixedPoint(t, beta, qi, qo);
+  TARE_ASSIGN_OR_RETURN(PerType<SoftmaxPrep> prep, (PrepareAll<SoftmaxPrep>(node, [&](QType t) -> Result<SoftmaxPrep> {
+                          SoftmaxPrep p;
+                          if (t == QType::kInt16) {
+                            TARE_ASSIGN_OR_RETURN(p.i16, quant::PrepareSoftmaxInt16(beta, qi, qo));
+                          } else if (table) {
+                            TARE_ASSIGN_OR_RETURN(p.lut, quant::PrepareSoftmaxLut(t, beta, qi, qo));
+                          } else {
+                            TARE_ASSIGN_OR_RETURN(p.fp, quant::PrepareSoftmaxFixedPoint(t, beta, qi, qo));
+                          }
+                          return p;
                         })));
   return KernelFn([=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     const Tensor& X = *in[0];
     Tensor& Y = *out[0];
     if (Y.numel() == 0) return Status::Ok();
-    TARE_ASSIGN_OR_RETURN(const quant::SoftmaxFixedPointParams* p, prep.Get(node, X.dtype));
+    TARE_ASSIGN_OR_RETURN(const SoftmaxPrep* p, prep.Get(node, X.dtype));
     const int64_t depth = X.shape.back(), outer = X.numel() / depth;
-    return Dispatch8(X, Y, [&](const auto* x, auto* y) { return quant::SoftmaxFixedPoint(*p, outer, depth, x, y); });
+    if (X.dtype == DType::kInt16) return quant::SoftmaxInt16(p->i16, outer, depth, X.as<int16_t>(), Y.as<int16_t>());
+    if (table)
+      return Dispatch8(X, Y, [&](const auto* x, auto* y) { return quant::SoftmaxLut(p->lut, outer, depth, x, y); });
+    return Dispatch8(X, Y, [&](const auto* x, auto* y) { return quant::SoftmaxFixedPoint(p->fp, outer, depth, x, y); });
   });
 }
 
@@ -318,30 +328,28 @@ Result<KernelFn> MakeLogistic(const Node& node) {
   TARE_ASSIGN_OR_RETURN(bool table, ReadTable(node));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qi, ReadQuant(node, "x_scale", "x_zero_point"));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qo, ReadQuant(node, "y_scale", "y_zero_point"));
-  if (table) {
-    TARE_ASSIGN_OR_RETURN(PerType<quant::Lut8> prep, (PrepareAll<quant::Lut8>(node, [&](QType t) {
-                            return quant::PrepareLogisticLut(t, qi, qo);
-                          })));
-    return KernelFn([=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
-      const Tensor& X = *in[0];
-      Tensor& Y = *out[0];
-      TARE_ASSIGN_OR_RETURN(const quant::Lut8* p, prep.Get(node, X.dtype));
-      return Dispatch8(X, Y, [&](const auto* x, auto* y) {
-        quant::LookupTable(*p, X.numel(), x, y);
-        return Status::Ok();
-      });
-    });
-  }
-  TARE_ASSIGN_OR_RETURN(PerType<quant::LogisticFixedPointParams> prep,
-                        (PrepareAll<quant::LogisticFixedPointParams>(node, [&](QType t) {
-                          return quant::PrepareLogisticFixedPoint(t, qi, qo);
+  TARE_ASSIGN_OR_RETURN(PerType<LogisticPrep> prep, (PrepareAll<LogisticPrep>(node, [&](QType t) -> Result<LogisticPrep> {
+                          LogisticPrep p;
+                          if (t == QType::kInt16) {
+                            TARE_ASSIGN_OR_RETURN(p.i16, quant::PrepareLogisticInt16(qi, qo, table));
+                          } else if (table) {
+                            TARE_ASSIGN_OR_RETURN(p.lut, quant::PrepareLogisticLut(t, qi, qo));
+                          } else {
+                            TARE_ASSIGN_OR_RETURN(p.fp, quant::PrepareLogisticFixedPoint(t, qi, qo));
+                          }
+                          return p;
                         })));
   return KernelFn([=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) -> Status {
     const Tensor& X = *in[0];
     Tensor& Y = *out[0];
-    TARE_ASSIGN_OR_RETURN(const quant::LogisticFixedPointParams* p, prep.Get(node, X.dtype));
+    TARE_ASSIGN_OR_RETURN(const LogisticPrep* p, prep.Get(node, X.dtype));
+    if (X.dtype == DType::kInt16) {
+      quant::LogisticInt16(p->i16, X.numel(), X.as<int16_t>(), Y.as<int16_t>());
+      return Status::Ok();
+    }
     return Dispatch8(X, Y, [&](const auto* x, auto* y) {
-      quant::LogisticFixedPoint(*p, X.numel(), x, y);
+      if (table) quant::LookupTable(p->lut, X.numel(), x, y);
+      else quant::LogisticFixedPoint(p->fp, X.numel(), x, y);
       return Status::Ok();
     });
   });

@@ -35,10 +35,18 @@
 //   QAveragePool2D / QMaxPool2D(x [N,H,W,C]): kernel_shape [fh,fw] (required), strides (default
 //     1,1), padding, activation; input and output quantization must be equal (TFLite's pools do
 //     not rescale). y [N,OH,OW,C].
-//   QSoftmax(x, int8/uint8, any rank >= 1): over the last axis; beta (default 1); kernel "table"
-//     (default: the float lookup table TFLite's default op resolver runs) | "fixed_point" (the
-//     gemmlowp reference kernel). y int8 zero point -128 / uint8 zero point 0, scale 1/256.
-//   QLogistic(x, int8/uint8): kernel "table" (default) | "fixed_point".
+//   QSoftmax(x, any rank >= 1; int16: rank 1..4, TFLite's limit): over the last axis; beta
+//     (default 1); kernel "table" (default: the kernel TFLite's default op resolver runs; for
+//     8 bits its float lookup table) | "fixed_point" (the reference resolver's: for 8 bits the
+//     gemmlowp kernel). int16 has one kernel for both (reference_ops::SoftmaxInt16: exp and
+//     1/(1+x) tables with interpolation). y int8 zero point -128 / uint8 zero point 0, scale
+//     1/256; int16: x zero point 0, y zero point 0 and scale 1/32768 (within 0.001/32768).
+//   QLogistic(x): kernel "table" (default: what TFLite's default resolver runs) | "fixed_point".
+//     8 bits: the 256-entry table | the gemmlowp fixed-point kernel (TFLite Micro's); y scale
+//     1/256. int16 (x zero point 0, y scale exactly 1/32768, zero point 0): the interpolated
+//     sigmoid table kernel, except x scale 2^-12 with "table", where the default resolver runs
+//     gemmlowp's int16 logistic ("fixed_point" keeps the table kernel there, as TFLite's
+//     reference resolver does; kernels/quant/quant.h LogisticInt16).
 //   Quantize(x): to (2 uint8, 3 int8, 5 int16), y_scale, y_zero_point. x float32: TFLite's
 //     AffineQuantize (x / scale in float32, roundf, + zero point, clamp); x integer: requantize
 //     (needs x_scale, x_zero_point; pairs int8/uint8 -> int8/uint8, int16 -> int16/int8).
@@ -48,7 +56,8 @@
 // attribute values or counts (w_scales count not 1 or O, unknown activation/padding/kernel);
 // whatever quant.h's Prepare* refuses (non-positive scales, zero points outside the type, int16
 // zero points != 0, per-channel uint8, softmax/logistic output quantization, unequal pool
-// quantization, out-of-range multipliers), so bad models fail at session creation.
+// quantization, out-of-range multipliers), int16 softmax of rank > 4, so bad models fail at
+// session creation.
 #include <cmath>
 #include <string>
 
@@ -321,17 +330,22 @@ Result<bool> ReadTableKernel(const InferContext& ctx) {
 Status QInferSoftmaxLogistic(InferContext& ctx, bool softmax) {
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
   TARE_ASSIGN_OR_RETURN(quant::QType t, QTypeOf(ctx.node, ctx.in[0].dtype, "x"));
-  if (t == quant::QType::kInt16) return ctx.Error("int16 x is not supported (int8 and uint8 only)");
+  const bool int16 = t == quant::QType::kInt16;
   TARE_ASSIGN_OR_RETURN(bool table, ReadTableKernel(ctx));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qi, ReadQuant(ctx.node, "x_scale", "x_zero_point"));
   TARE_ASSIGN_OR_RETURN(quant::TensorQuant qo, ReadQuant(ctx.node, "y_scale", "y_zero_point"));
   if (softmax) {
-    if (ctx.in[0].shape.empty()) return ctx.Error("x must have rank >= 1 (softmax over the last axis)");
+    const size_t rank = ctx.in[0].shape.size();
+    if (rank == 0) return ctx.Error("x must have rank >= 1 (softmax over the last axis)");
+    if (int16 && rank > 4)
+      return ctx.Error("int16 x must have rank 1 to 4 (TFLite's int16 softmax), got shape " + ShapeStr(ctx.in[0].shape));
     TARE_ASSIGN_OR_RETURN(float beta, ctx.node.GetFloat("beta", 1.f));
-    if (table) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareSoftmaxLut(t, beta, qi, qo)));
+    if (int16) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareSoftmaxInt16(beta, qi, qo)));
+    else if (table) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareSoftmaxLut(t, beta, qi, qo)));
     else TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareSoftmaxFixedPoint(t, beta, qi, qo)));
   } else {
-    if (table) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareLogisticLut(t, qi, qo)));
+    if (int16) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareLogisticInt16(qi, qo, table)));
+    else if (table) TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareLogisticLut(t, qi, qo)));
     else TARE_RETURN_IF_ERROR(Prep(ctx, quant::PrepareLogisticFixedPoint(t, qi, qo)));
   }
   ctx.SetOut(0, ctx.in[0].dtype, ctx.in[0].shape);

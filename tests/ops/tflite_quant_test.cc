@@ -290,6 +290,38 @@ TEST_CASE("tflite QSoftmax, QLogistic") {
   }
 }
 
+TEST_CASE("tflite QSoftmax, QLogistic on int16") {
+  // Softmax, x scale 0.01, y 1/32768. Four equal logits, by hand: exp(0) is the exp table's
+  // lookup at 32767 = 32762 (Q0.15) each; the sum 131048 (clz 15) normalised is 131048 in Q1.16,
+  // recentred 131048 - 3 * 2^15 = 32744; the 1/(1+x) table at 32744 (entry 511 = 16400, slope -16,
+  // offset 104) gives 16400 + ((-16 * 104 + 64) >> 7) = 16387; (32762 * 16387 + 2^15) >> 16 = 8192.
+  // Both kernel names run TFLite's one int16 kernel. [0, -100, 300] * 0.01 -> softmax [0.0466,
+  // 0.0171, 0.9362] x 32768 = [1527.5, 562.0, 30678.4] (script of tests/unit/quant_kernels_test.cc,
+  // bit-exact: 1528, 562, 30677).
+  for (const char* k : {"table", "fixed_point"}) {
+    CAPTURE(k);
+    Check(Q("QSoftmax").Attr("kernel", k).Attr("x_scale", 0.01).Attr("y_scale", 1.0 / 32768),
+          {Make(kI16, {2, 4}, {5, 5, 5, 5, 0, 0, 0, 0})}, {{{2, 4}, {8192, 8192, 8192, 8192, 8192, 8192, 8192, 8192}, kI16}});
+    Check(Q("QSoftmax").Attr("kernel", k).Attr("x_scale", 0.01).Attr("y_scale", 1.0 / 32768),
+          {Make(kI16, {3}, {0, -100, 300})}, {{{3}, {1528, 562, 30677}, kI16}});
+  }
+  // Logistic, x scale 2^-12: the default resolver ("table") runs gemmlowp's int16 logistic, the
+  // reference resolver ("fixed_point") the interpolated table with multiplier 3. sigmoid(0) = 1/2
+  // exactly; sigmoid(+-1000 / 4096) = 0.5607 / 0.4393 (x 32768: 18375.6, 14392.4); script: gemmlowp
+  // 18376, 14391; table 18374, 14394.
+  Check(Q("QLogistic").Attr("x_scale", 1.0 / 4096).Attr("y_scale", 1.0 / 32768),
+        {Make(kI16, {3}, {0, 1000, -1000})}, {{{3}, {16384, 18376, 14391}, kI16}});
+  Check(Q("QLogistic").Attr("kernel", "fixed_point").Attr("x_scale", 1.0 / 4096).Attr("y_scale", 1.0 / 32768),
+        {Make(kI16, {3}, {0, 1000, -1000})}, {{{3}, {16384, 18374, 14394}, kI16}});
+  // TFLite's int16 requirements.
+  CheckFails(Q("QLogistic").Attr("x_scale", 0.001).Attr("y_scale", 1.0 / 256), {Make(kI16, {1}, {0})}, "1/32768");
+  CheckFails(Q("QLogistic").Attr("x_scale", 0.001).Attr("x_zero_point", 4).Attr("y_scale", 1.0 / 32768),
+             {Make(kI16, {1}, {0})}, "zero point must be 0");
+  CheckFails(Q("QSoftmax").Attr("x_scale", 0.001).Attr("y_scale", 1.0 / 256), {Make(kI16, {2}, {0, 1})}, "1/32768");
+  CheckFails(Q("QSoftmax").Attr("x_scale", 0.001).Attr("y_scale", 1.0 / 32768),
+             {Make(kI16, {1, 1, 1, 1, 2}, {0, 1})}, "rank 1 to 4");
+}
+
 TEST_CASE("tflite Quantize, Dequantize") {
   // float -> int8, scale 0.5, zero point 1: x / 0.5 = 2.5 -> roundf 3 (+1 = 4); -2.5 -> -3 (-2);
   // 200 -> 201 clamped 127; -1.5 -> -2 (-1); 0 -> 1.

@@ -12,8 +12,16 @@
 //   small(x, (m,s)) = rdbp(srdhm(x, m), -s)                       # MBQMSmallerThanOneExp
 // and each op loops over its definition (conv: sum over taps inside the image of
 // (w - w_zp) * (x - x_zp), + bias, mbqm, + out_zp, clamp). Float checks use the real-valued op.
+// The int16 LOGISTIC / SOFTMAX values come from the same kind of script: TFLite's
+// sigmoid_table_uint16 pasted from common.h (the table the kernel's is checked against), the
+// interpolation (x*m + round) >> shift, |v| >> 9, (t[u] << 9) + (|v| & 511) * (t[u+1] - t[u]);
+// gemmlowp's int16 logistic with srdhm16(a, b) = floor(a*b / 2^15 + 1/2) (INT16_MIN^2 ->
+// INT16_MAX), rdbp16 = round-half-away(x / 2^e), int16 wrap-around adds, constants
+// rha(c32 / 2^16); LUTPopulate (513 entries, half the midpoint error subtracted) in float64 and
+// the interpolating lookup; the softmax row loop (int32 sum, bit_length normalisation).
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -656,6 +664,156 @@ TEST_CASE("quant: 8-bit logistic, table and fixed-point kernels") {
   CHECK(yfu[255] == 255);
   CHECK_FALSE(PrepareLogisticLut(QType::kInt8, {0.1f, 0}, {1.f / 255, -128}).ok());
   CHECK_FALSE(PrepareLogisticFixedPoint(QType::kInt8, {0.1f, 0}, {1.f / 256, 0}).ok());
+}
+
+// ---- int16 logistic and softmax ----------------------------------------------------------------------
+
+TEST_CASE("quant: int16 sigmoid table equals TFLite's sigmoid_table_uint16") {
+  // Entries of the literal table in TFLite's common.h. 4 and 28 are where plain rounding of
+  // 65536 * sigmoid(i / 24) is one lower (35492.36 -> 35492, 49973.95 -> 49974).
+  const std::array<uint16_t, 256>& t = SigmoidTableUint16();
+  const int idx[] = {0, 1, 4, 28, 100, 174, 254, 255};
+  const int want[] = {32768, 33451, 35493, 49975, 64536, 65489, 65534, 65535};
+  for (int k = 0; k < 8; ++k) {
+    CAPTURE(idx[k]);
+    CHECK(t[static_cast<size_t>(idx[k])] == want[k]);
+  }
+  for (size_t i = 1; i < 256; ++i) CHECK(t[i] >= t[i - 1]);  // monotone
+}
+
+TEST_CASE("quant: int16 gemmlowp logistic (Q3.12 -> Q0.15)") {
+  namespace fx = tare::quant::fixedpoint;
+  CHECK(fx::Const16(1895147668) == 28918);  // exp(-1/8): 1895147668 / 65536 = 28917.6
+  CHECK(fx::Const16(-1010580540) == -15420);
+  CHECK(fx::Srdhm16(-32768, -32768) == 32767);
+  CHECK(fx::Srdhm16(3, 16384) == 2);    // 1.5 -> 2 (ties towards +infinity, as the int32 one)
+  CHECK(fx::Srdhm16(-3, 16384) == -1);  // -1.5 -> -1
+  CHECK(fx::Rdbp16(-6, 2) == -2);       // -1.5 -> -2
+  // Script values; logistic(0) = 1/2 exactly; real 32768 * sigmoid(x / 4096) for comparison:
+  // -8: 11.0, -0.3: 7461.1... (the int16 format's error is a few LSB).
+  const int16_t x[] = {-32768, -20000, -5000, -1234, -1, 0, 1, 7, 999, 1000, 4321, 10700, 32767};
+  const int want[] = {11, 243, 7461, 13935, 16383, 16384, 16384, 16398, 18374, 18376, 24302, 30524, 32756};
+  for (int k = 0; k < 13; ++k) {
+    CAPTURE(x[k]);
+    CHECK(fx::Logistic16(x[k], 3) == want[k]);
+  }
+}
+
+TEST_CASE("quant: int16 logistic, table and gemmlowp kernels") {
+  const TensorQuant out{1.0f / 32768, 0};
+  // 0.001 * 12288 = 12.288, doubled 11 times to 25165.8 > 16383.5 -> (25165, 11).
+  auto p = PrepareLogisticInt16({0.001f, 0}, out, true);
+  REQUIRE(p.ok());
+  CHECK_FALSE(p->gemmlowp);
+  CHECK(p->input_multiplier == 25165);
+  CHECK(p->input_left_shift == 11);
+  // 2^-10 is a power of two but not 2^-12: the table kernel, 12 * 2^11 = 24576.
+  auto p10 = PrepareLogisticInt16({1.0f / 1024, 0}, out, true);
+  REQUIRE(p10.ok());
+  CHECK_FALSE(p10->gemmlowp);
+  CHECK(p10->input_multiplier == 24576);
+  CHECK(p10->input_left_shift == 11);
+  // 2^-12: the default resolver runs gemmlowp's kernel, the reference resolver the table with
+  // multiplier 3 and no shift. 0.25: 3072 -> 24576 after 3 doublings.
+  auto g = PrepareLogisticInt16({1.0f / 4096, 0}, out, true);
+  auto r = PrepareLogisticInt16({1.0f / 4096, 0}, out, false);
+  auto q = PrepareLogisticInt16({0.25f, 0}, out, true);
+  REQUIRE((g.ok() && r.ok() && q.ok()));
+  CHECK(g->gemmlowp);
+  CHECK_FALSE(r->gemmlowp);
+  CHECK(r->input_multiplier == 3);
+  CHECK(r->input_left_shift == 0);
+  CHECK(q->input_multiplier == 24576);
+  CHECK(q->input_left_shift == 3);
+  const std::vector<int16_t> x = {-32768, -20000, -5000, -1234, -1, 0, 1, 7, 999, 1000, 4321, 10700, 32767};
+  std::vector<int16_t> y(x.size()), yr(x.size()), yg(x.size());
+  LogisticInt16(*p, static_cast<int64_t>(x.size()), x.data(), y.data());
+  LogisticInt16(*r, static_cast<int64_t>(x.size()), x.data(), yr.data());
+  LogisticInt16(*g, static_cast<int64_t>(x.size()), x.data(), yg.data());
+  // Script values. Saturation gives 1 and 32767 (the kernel's (2^25 - r + 511) >> 10 floor).
+  CHECK(Ints(y) == std::vector<int>{1, 1, 220, 7389, 16376, 16384, 16392, 16441, 23949, 23956, 32338, 32767, 32767});
+  CHECK(Ints(yr) ==
+        std::vector<int>{11, 247, 7465, 13935, 16382, 16384, 16386, 16398, 18372, 18374, 24304, 30528, 32757});
+  CHECK(Ints(yg) ==
+        std::vector<int>{11, 243, 7461, 13935, 16383, 16384, 16384, 16398, 18374, 18376, 24302, 30524, 32756});
+  // Every code within 1.4 LSB of 32768 * sigmoid(0.001 x) (script: max 1.34).
+  std::vector<int16_t> all(65536), ya(65536);
+  for (int i = 0; i < 65536; ++i) all[static_cast<size_t>(i)] = static_cast<int16_t>(i - 32768);
+  LogisticInt16(*p, 65536, all.data(), ya.data());
+  double worst = 0;
+  for (int i = 0; i < 65536; ++i)
+    worst = std::max(worst, std::fabs(ya[static_cast<size_t>(i)] - 32768 * Sigmoid(static_cast<double>(0.001f) * (i - 32768))));
+  CHECK(worst < 1.4);
+  // TFLite's Prepare errors: output scale not exactly 1/32768, zero points, and a scale whose
+  // multiplier overflows int32 (>= 2^31 / 12288).
+  CHECK_FALSE(PrepareLogisticInt16({0.001f, 0}, {1.0f / 32767, 0}, true).ok());
+  CHECK_FALSE(PrepareLogisticInt16({0.001f, 0}, {1.0f / 32768, 5}, true).ok());
+  CHECK_FALSE(PrepareLogisticInt16({0.001f, 3}, out, true).ok());
+  CHECK_FALSE(PrepareLogisticInt16({200000.0f, 0}, out, true).ok());
+  CHECK(PrepareLogisticInt16({170000.0f, 0}, out, true).ok());
+  // The 8-bit entry points refuse int16.
+  CHECK_FALSE(PrepareLogisticLut(QType::kInt16, {0.001f, 0}, out).ok());
+}
+
+TEST_CASE("quant: int16 softmax tables, lookup and kernel") {
+  // 0.001 * 1 / (10 / 65535) = 6.5535 = 0.8191875 * 2^3 -> rha(0.8191875 * 2^31) = 1759191844.
+  auto p = PrepareSoftmaxInt16(1.0f, {0.001f, 0}, {1.0f / 32768, 0});
+  REQUIRE(p.ok());
+  CHECK(p->input_multiplier == 1759191844);
+  CHECK(p->input_shift == 3);
+  // exp table over [-10, 0]: 32768 e^-10 = 1.49 (2 after the bias), the last entry exp(0) * 32768
+  // clamps to 32767; 1/(1+x) over [0, 1]: 32768 -> 32767, 1/2 -> 16384, 1/(1 + 1/2) -> 21845.
+  CHECK(p->exp_lut[0] == 2);
+  CHECK(p->exp_lut[256] == 221);  // 32768 e^-5 = 220.8
+  CHECK(p->exp_lut[511] == 32133);
+  CHECK(p->exp_lut[512] == 32767);
+  CHECK(p->one_over_one_plus_x_lut[0] == 32767);
+  CHECK(p->one_over_one_plus_x_lut[256] == 21845);
+  CHECK(p->one_over_one_plus_x_lut[512] == 16384);
+  // Lookup: 0 -> index 256, offset 0; 32767 -> index 511 + 127/128 of the last slope; 100 ->
+  // index 256 + 100/128 between 21845 and 21803 (script: 21823).
+  CHECK(LutLookupInt16(0, p->exp_lut.data()) == 221);
+  CHECK(LutLookupInt16(-32768, p->exp_lut.data()) == 2);
+  CHECK(LutLookupInt16(32767, p->exp_lut.data()) == 32762);
+  CHECK(LutLookupInt16(100, p->one_over_one_plus_x_lut.data()) == 21823);
+  // Rows (script): softmax of 0.001 * [100, -300, 0, 2000, -32768] is [0.1080, 0.0724, 0.0977,
+  // 0.7219, 0] (x 32768: 3539, 2372, 3201, 23655, 0); four equal values give exactly 1/4.
+  const std::vector<int16_t> x = {100, -300, 0, 2000, -32768, 5, 5, 5, 5};
+  std::vector<int16_t> y(9);
+  REQUIRE(SoftmaxInt16(*p, 1, 5, x.data(), y.data()).ok());
+  auto p2 = PrepareSoftmaxInt16(1.0f, {0.01f, 0}, {1.0f / 32768, 0});
+  REQUIRE(p2.ok());
+  REQUIRE(SoftmaxInt16(*p2, 1, 4, x.data() + 5, y.data() + 5).ok());
+  CHECK(Ints(y) == std::vector<int>{3538, 2372, 3202, 23656, 1, 8192, 8192, 8192, 8192});
+  // beta 2.5, scale 2^-11: float32 product 0.001220703125 / (10 / 65535) = 7.99987... -> (2147450880, 3).
+  auto p3 = PrepareSoftmaxInt16(2.5f, {1.0f / 2048, 0}, {1.0f / 32768, 0});
+  REQUIRE(p3.ok());
+  CHECK(p3->input_multiplier == 2147450880);
+  CHECK(p3->input_shift == 3);
+  const std::vector<int16_t> x3 = {0, -100, -200, -300, 1000, -1000};
+  std::vector<int16_t> y3(6);
+  REQUIRE(SoftmaxInt16(*p3, 1, 6, x3.data(), y3.data()).ok());
+  CHECK(Ints(y3) == std::vector<int>{4651, 4116, 3643, 3224, 15763, 1372});
+  // Two rows of the whole range at scale 1e-4 (differences within [-6.6, 0]).
+  auto p4 = PrepareSoftmaxInt16(1.0f, {1e-4f, 0}, {1.0f / 32768, 0});
+  REQUIRE(p4.ok());
+  const std::vector<int16_t> x4 = {32767, -32768, 0, 0, 32767, -32768};
+  std::vector<int16_t> y4(6);
+  REQUIRE(SoftmaxInt16(*p4, 2, 3, x4.data(), y4.data()).ok());
+  CHECK(Ints(y4) == std::vector<int>{31534, 44, 1191, 1191, 31534, 44});
+  // The row's int32 sum of exps (32762 per element at the maximum) overflows past 65548 equal
+  // elements: an error, not UB.
+  std::vector<int16_t> big(65549, 7), out(65549);
+  CHECK_FALSE(SoftmaxInt16(*p, 1, 65549, big.data(), out.data()).ok());
+  CHECK(SoftmaxInt16(*p, 1, 65548, big.data(), out.data()).ok());
+  CHECK(SoftmaxInt16(*p, 1, 65536, big.data(), out.data()).ok());
+  // Prepare errors: output scale off by more than 0.001/32768, zero points; beta.
+  CHECK_FALSE(PrepareSoftmaxInt16(1.0f, {0.001f, 0}, {1.0f / 32000, 0}).ok());
+  CHECK(PrepareSoftmaxInt16(1.0f, {0.001f, 0}, {1.0005f / 32768, 0}).ok());
+  CHECK_FALSE(PrepareSoftmaxInt16(1.0f, {0.001f, 0}, {1.0f / 32768, 1}).ok());
+  CHECK_FALSE(PrepareSoftmaxInt16(1.0f, {0.001f, 2}, {1.0f / 32768, 0}).ok());
+  CHECK_FALSE(PrepareSoftmaxInt16(0.0f, {0.001f, 0}, {1.0f / 32768, 0}).ok());
+  CHECK_FALSE(PrepareSoftmaxLut(QType::kInt16, 1.0f, {0.001f, 0}, {1.0f / 32768, 0}).ok());
 }
 
 // ---- quantize, requantize, dequantize ---------------------------------------------------------------

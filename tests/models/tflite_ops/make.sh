@@ -6,7 +6,9 @@
 #        TOOL: the built tare_make_tflite_ops (e.g. build/tests/tare_make_tflite_ops).
 # Needs node >= 18 with bench/peers's node_modules (@litertjs/core 2.5.3; installed here with
 # `npm install --ignore-scripts` when missing) and Debian's /usr/bin/python3 with numpy.
-# About a minute; exit status 1 with one line on error. Afterwards: ctest -R model.tflite_ops.
+# It finishes with tests/models/tflite_quant/float_truth.py, whose */float_truth/ folders the
+# regeneration removes (it rewrites them identically). About 4 minutes; exit status 1 with one line
+# on error. Afterwards: ctest -R "model.tflite_(ops|quant)".
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: make.sh TOOL (the built tare_make_tflite_ops)" >&2; exit 2; }
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -35,3 +37,4 @@ find "$quant" -mindepth 1 -maxdepth 1 \( -type d -o -name '*.tflite' -o -name ma
 cp -r "$tmp/a/ops/." "$here/"
 cp -r "$tmp/a/quant/." "$quant/"
 /usr/bin/python3 "$here/make_fixtures.py" --cases "$tmp/cases.tsv" --ops "$here" --quant "$quant"
+/usr/bin/python3 "$quant/float_truth.py"
