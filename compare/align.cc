@@ -31,6 +31,7 @@ std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry
   auto epilogue = [&](int v, const Tensor& t) {
     if (uses[static_cast<size_t>(v)] != 1) return -1;
     const int m = consumer[static_cast<size_t>(v)];
+    if (m < 0) return -1;  // the one use is as a graph output
     const Node& e = graph.nodes[static_cast<size_t>(m)];
     if (e.inputs.size() != 2 || e.outputs.empty() || e.domain != "") return -1;
     const bool commutes = e.op == "Add" || e.op == "Mul";
