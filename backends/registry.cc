@@ -4,6 +4,9 @@
 #ifdef TARE_WITH_CPU
 #include "backends/cpu/cpu_backend.h"
 #endif
+#ifdef TARE_WITH_ONEDNN
+#include "backends/onednn/onednn_backend.h"
+#endif
 
 namespace tare {
 
@@ -15,6 +18,9 @@ std::vector<std::string> AvailableBackends() {
 #ifdef TARE_WITH_CPU
   names.push_back("cpu");
 #endif
+#ifdef TARE_WITH_ONEDNN
+  names.push_back("onednn");
+#endif
   return names;
 }
 
@@ -23,6 +29,9 @@ Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
   if (name == "ref64") return CreateRefBackend(DType::kFloat64);
 #ifdef TARE_WITH_CPU
   if (name == "cpu") return cpu::CreateCpuBackend();
+#endif
+#ifdef TARE_WITH_ONEDNN
+  if (name == "onednn") return onednn::CreateOnednnBackend();
 #endif
   std::string avail;
   for (const std::string& b : AvailableBackends()) avail += (avail.empty() ? "" : ", ") + b;

@@ -9,7 +9,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
-      libxnnpack-dev libpthreadpool-dev libbenchmark-dev)
+      libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then
   pkgs+=(python3-torch python3-torchvision python3-onnx python3-numpy dataset-fashion-mnist)
 fi

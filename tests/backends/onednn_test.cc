@@ -1,0 +1,759 @@
+// The onednn backend against ref64 on random shapes (seeded), as tests/backends/cpu_test.cc does
+// for cpu: every claimed op within its error budget (docs/NUMERICS.md), in plain layout (one-node
+// graphs: input 0 from outside) and after a convolution (the node reads the blocked layout oneDNN
+// chose for an exact identity 1x1 convolution's output); fusions (Conv + BatchNormalization +
+// eltwise, Conv + Add as a sum post-op) against the unfused ref64 graph; a multi-node graph with
+// partition boundaries, traced values and re-planning; nodes it does not claim fall back to ref;
+// the shared per-op case table (tests/backends/op_cases.h). Expected values come from ref64 (the
+// specification in double); dot-product budgets use sum|w x|, computed by ref64 on |inputs|.
+// Each check records its worst error in units of the budget; `tare_backend_tests -tc="onednn*" -s`
+// prints them per op ("worst err/tol").
+#ifdef TARE_WITH_ONEDNN
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+
+#include "tests/backends/op_cases.h"
+#include "tests/ops/op_test_util.h"
+
+using namespace tare;
+using namespace tare::test;
+
+namespace {
+
+constexpr double kEps32 = 1.0 / (1 << 24);
+const char* const kBackend = "onednn";
+
+std::map<std::string, double>& Worst() {
+  static std::map<std::string, double> w;
+  return w;
+}
+
+void Report() {
+  for (const auto& [op, r] : Worst()) MESSAGE(op << ": worst err/tol " << r);
+  Worst().clear();
+}
+
+Tensor AbsOf(const Tensor& t) {
+  if (t.dtype != DType::kFloat32 || !t.data) return t;
+  Tensor a = ConvertTensor(t, DType::kFloat32).value();
+  for (int64_t i = 0; i < a.numel(); ++i) a.as<float>()[i] = std::fabs(a.as<float>()[i]);
+  return a;
+}
+
+std::vector<Tensor> AbsAll(const std::vector<Tensor>& in) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : in) out.push_back(AbsOf(t));
+  return out;
+}
+const std::vector<Tensor> kNoScale;
+
+int Rnd(std::mt19937& g, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+
+/// |y - y64| <= max(c0 + cK k, 0.5) eps scale, scale = scale64[i] when given, else |y64[i]|.
+void Within(const Node& node, const Tensor& y, const Tensor& y64, double k, const Tensor* scale64) {
+  const OpSpec* spec = FindOp(node);
+  REQUIRE(spec != nullptr);
+  REQUIRE(y.shape == y64.shape);
+  const double units = std::max(spec->budget.c0 + spec->budget.cK * k, 0.5);
+  int bad = 0;
+  double& worst = Worst()[node.op];
+  for (int64_t i = 0; i < y.numel() && bad < 5; ++i) {
+    const double g = ReadDouble(y, i), w = ReadDouble(y64, i);
+    if (std::isnan(w) || std::isnan(g)) {
+      CHECK(std::isnan(w) == std::isnan(g));
+      continue;
+    }
+    const double s = scale64 ? ReadDouble(*scale64, i) : std::fabs(w);
+    const double tol = units * kEps32 * s + 1e-38;
+    worst = std::max(worst, std::fabs(g - w) / tol);
+    if (std::fabs(g - w) > tol) {
+      ++bad;
+      FAIL_CHECK(node.op << " element " << i << ": onednn " << g << " ref64 " << w << " tol " << tol);
+    }
+  }
+}
+
+/// Runs `node` on onednn as a one-node graph with 1 and 2 threads and checks it against ref64.
+/// Returns false when ref64 rejects the case (invalid random geometry).
+bool CheckDnn(const Node& node, const std::vector<Tensor>& inputs, double k, const std::vector<Tensor>& scale_in = {},
+              const char* expect_on = kBackend) {
+  const bool abs_scale = !scale_in.empty();
+  Result<std::vector<Tensor>> r64 = Run(node, inputs, DType::kFloat64);
+  if (!r64.ok()) return false;
+  Result<std::vector<Tensor>> r32 = Run(node, inputs, DType::kFloat32);
+  REQUIRE(r32.ok());
+  std::vector<Tensor> scale;
+  if (abs_scale) scale = Run(node, scale_in, DType::kFloat64).value();
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    std::string ran_on;
+    Result<std::vector<NamedTensor>> r = Status::Error("not run");
+    REQUIRE(RunOneNodeSession(node, inputs, *r32, kBackend, threads, &ran_on, &r));
+    if (!r.ok()) FAIL_CHECK(r.status().message());
+    REQUIRE(r.ok());
+    CHECK(ran_on == expect_on);
+    Within(node, (*r)[0].tensor, (*r64)[0], k, abs_scale ? &scale[0] : nullptr);
+  }
+  return true;
+}
+
+/// Where a one-node session of `node` ran it.
+std::string RanOn(const Node& node, const std::vector<Tensor>& inputs) {
+  Result<std::vector<Tensor>> r32 = Run(node, inputs, DType::kFloat32);
+  REQUIRE(r32.ok());
+  std::string ran_on;
+  Result<std::vector<NamedTensor>> r = Status::Error("not run");
+  REQUIRE(RunOneNodeSession(node, inputs, *r32, kBackend, 1, &ran_on, &r));
+  REQUIRE(r.ok());
+  return ran_on;
+}
+
+struct G {
+  std::shared_ptr<Graph> g = std::make_shared<Graph>();
+  int Input(const std::string& name, const Shape& s) {
+    Value v;
+    v.name = name;
+    v.dtype = DType::kFloat32;
+    v.shape = s;
+    v.has_shape = true;
+    int id = g->AddValue(v);
+    g->inputs.push_back(id);
+    return id;
+  }
+  int Const(const std::string& name, const Tensor& t) {
+    Value v;
+    v.name = name;
+    v.dtype = t.dtype;
+    v.shape = t.shape;
+    v.has_shape = true;
+    v.is_constant = true;
+    v.constant = t;
+    return g->AddValue(v);
+  }
+  int Add(Node n, std::vector<int> ins, const std::string& out, int n_out = 1) {
+    n.name = out;
+    n.inputs = std::move(ins);
+    n.outputs.clear();
+    for (int o = 0; o < n_out; ++o) {
+      Value v;
+      v.name = o ? out + "_" + std::to_string(o) : out;
+      v.dtype = o ? DType::kInt64 : DType::kFloat32;
+      n.outputs.push_back(g->AddValue(v));
+    }
+    g->nodes.push_back(n);
+    return n.outputs[0];
+  }
+};
+
+std::unique_ptr<Session> MakeSession(const std::shared_ptr<Graph>& g, const std::string& backend, int threads,
+                                     std::vector<std::string> trace = {}) {
+  SessionOptions o;
+  o.backends = {backend};
+  o.threads = threads;
+  o.trace = std::move(trace);
+  Result<std::unique_ptr<Session>> s = Session::Create(g, o);
+  if (!s.ok()) FAIL(s.status().message());
+  return std::move(s).value();
+}
+
+std::vector<NamedTensor> RunS(Session& s, const std::vector<NamedTensor>& in) {
+  std::vector<NamedTensor> out;
+  Status st = s.Run(in, &out);
+  if (!st.ok()) FAIL(st.message());
+  return out;
+}
+
+/// Runs `node` with input 0 = the output of an exact identity 1x1 convolution of inputs[0] (held
+/// in the layout oneDNN chose, e.g. nChw16c) and checks it against ref64 on the inputs.
+void CheckAfterConv(const Node& node, const std::vector<Tensor>& inputs, double k = 1,
+                    const std::vector<Tensor>& scale_in = {}) {
+  const bool abs_scale = !scale_in.empty();
+  const Shape& s = inputs[0].shape;
+  REQUIRE(s.size() == 4);
+  const int64_t C = s[1];
+  std::vector<double> eye(static_cast<size_t>(C * C), 0.0);
+  for (int64_t i = 0; i < C; ++i) eye[static_cast<size_t>(i * C + i)] = 1;
+  Result<std::vector<Tensor>> r64 = Run(node, inputs, DType::kFloat64);
+  REQUIRE(r64.ok());
+  std::vector<Tensor> scale;
+  if (abs_scale) scale = Run(node, scale_in, DType::kFloat64).value();
+  for (int threads : {1, 2}) {
+    G g;
+    int x = g.Input("x", s);
+    int t = g.Add(NodeOf("Conv"), {x, g.Const("eye", F32({C, C, 1, 1}, eye))}, "t");
+    std::vector<int> ins = {t};
+    for (size_t i = 1; i < inputs.size(); ++i)
+      ins.push_back(inputs[i].data ? g.Const("w" + std::to_string(i), inputs[i]) : -1);
+    int y = g.Add(node, ins, "y");
+    g.g->outputs.push_back(y);
+    auto sess = MakeSession(g.g, kBackend, threads);
+    std::vector<NamedTensor> out = RunS(*sess, {{"x", inputs[0]}});
+    CHECK(PlacementOf(*sess, "t") == kBackend);
+    CHECK(PlacementOf(*sess, "y") == kBackend);
+    Within(node, out[0].tensor, (*r64)[0], k, abs_scale ? &scale[0] : nullptr);
+  }
+}
+
+double MaxAbs(const Tensor& t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(ReadDouble(t, i)));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("onednn is built in and claims its ops") {
+  const std::vector<std::string> avail = AvailableBackends();
+  CHECK(std::find(avail.begin(), avail.end(), "onednn") != avail.end());
+  Result<std::unique_ptr<Backend>> b = CreateBackend("onednn");
+  REQUIRE(b.ok());
+  for (const char* op : {"Conv", "ConvTranspose", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
+                         "BatchNormalization", "Relu", "Add", "Softmax", "Concat"})
+    CHECK((*b)->ClaimsOp("", op));
+  for (const char* op : {"LSTM", "GRU"}) CHECK((*b)->ClaimsOp("", op));
+  for (const char* op : {"Transpose", "Pad", "Elu", "Log", "LogSoftmax"}) CHECK_FALSE((*b)->ClaimsOp("", op));
+}
+
+TEST_CASE("onednn Conv: random shapes, groups, depthwise, dilations, asymmetric pads, auto_pad, strides, batch") {
+  std::mt19937 rng(1234);
+  int ran = 0;
+  for (int it = 0; it < 60; ++it) {
+    const int kind = it % 4;  // 0 dense, 1 grouped, 2 depthwise, 3 depthwise x2 multiplier
+    const int N = Rnd(rng, 1, 3);
+    const int groups = kind == 0 ? 1 : kind == 1 ? Rnd(rng, 2, 3) : Rnd(rng, 2, 9);
+    const int cg = kind >= 2 ? 1 : Rnd(rng, 1, 7);
+    const int mg = kind == 2 ? 1 : kind == 3 ? 2 : Rnd(rng, 1, 9);
+    const int kh = Rnd(rng, 1, 5), kw = Rnd(rng, 1, 5);
+    const int sh = Rnd(rng, 1, 3), sw = Rnd(rng, 1, 3), dh = Rnd(rng, 1, 2), dw = Rnd(rng, 1, 2);
+    const int H = (kh - 1) * dh + Rnd(rng, 1, 9), W = (kw - 1) * dw + Rnd(rng, 1, 9);
+    NodeOf n("Conv");
+    n.Attr("group", int64_t(groups)).Attr("strides", std::vector<int64_t>{sh, sw});
+    n.Attr("dilations", std::vector<int64_t>{dh, dw});
+    const int ap = Rnd(rng, 0, 5);
+    if (ap == 1) n.Attr("auto_pad", "SAME_UPPER");
+    else if (ap == 2) n.Attr("auto_pad", "SAME_LOWER");
+    else if (ap == 3) n.Attr("auto_pad", "VALID");
+    else n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2)});
+    std::vector<Tensor> in = {RandF32({N, groups * cg, H, W}, rng), RandF32({groups * mg, cg, kh, kw}, rng)};
+    if (Rnd(rng, 0, 1)) in.push_back(RandF32({groups * mg}, rng));
+    CAPTURE(it);
+    if (CheckDnn(n, in, double(cg * kh * kw), AbsAll(in))) {
+      ++ran;
+      if (it % 3 == 0) CheckAfterConv(n, in, double(cg * kh * kw), AbsAll(in));
+    }
+  }
+  CHECK(ran >= 50);
+  // Wide layers (the blocked AVX-512 implementations on machines that have them).
+  for (int it = 0; it < 8; ++it) {
+    const int cg = Rnd(rng, 16, 80), og = Rnd(rng, 16, 80), k = Rnd(rng, 1, 3), s = Rnd(rng, 1, 2);
+    const int H = k + Rnd(rng, 2, 12);
+    NodeOf n("Conv");
+    n.Attr("strides", std::vector<int64_t>{s, s}).Attr("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+    std::vector<Tensor> in = {RandF32({1, cg, H, H}, rng), RandF32({og, cg, k, k}, rng), RandF32({og}, rng)};
+    CAPTURE(it);
+    CHECK(CheckDnn(n, in, double(cg * k * k), AbsAll(in)));
+  }
+  Report();
+}
+
+TEST_CASE("onednn 1-D and 3-D Conv: random shapes, groups, dilations, pads, strides") {
+  std::mt19937 rng(5150);
+  int ran = 0;
+  for (int it = 0; it < 30; ++it) {
+    const int N = Rnd(rng, 1, 2), groups = Rnd(rng, 1, 3);
+    const int cg = it % 4 == 3 ? Rnd(rng, 30, 70) : Rnd(rng, 1, 6), mg = Rnd(rng, 1, 20);
+    const int k = Rnd(rng, 1, 5), s = Rnd(rng, 1, 3), d = Rnd(rng, 1, 2);
+    const int L = (k - 1) * d + Rnd(rng, 1, 12);
+    NodeOf n("Conv");
+    n.Attr("group", int64_t(groups)).Attr("strides", std::vector<int64_t>{s}).Attr("dilations", std::vector<int64_t>{d});
+    n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 2), Rnd(rng, 0, 2)});
+    std::vector<Tensor> in = {RandF32({N, groups * cg, L}, rng), RandF32({groups * mg, cg, k}, rng)};
+    if (it % 2) in.push_back(RandF32({groups * mg}, rng));
+    CAPTURE(it);
+    ran += CheckDnn(n, in, double(cg * k), AbsAll(in));
+  }
+  CHECK(ran == 30);
+  for (int it = 0; it < 6; ++it) {
+    const int C = Rnd(rng, 1, 4), M = Rnd(rng, 1, 5), k = Rnd(rng, 1, 3);
+    NodeOf n("Conv");
+    n.Attr("pads", std::vector<int64_t>{1, 0, 1, 0, 1, 1});
+    std::vector<Tensor> in = {RandF32({1, C, k + 2, k + 3, k + 1}, rng), RandF32({M, C, k, k, k}, rng)};
+    CAPTURE(it);
+    CHECK(CheckDnn(n, in, double(C * k * k * k), AbsAll(in)));
+  }
+  Report();
+}
+
+TEST_CASE("onednn ConvTranspose: random shapes, groups, strides, dilations, pads, output_padding, output_shape") {
+  std::mt19937 rng(808);
+  int ran = 0;
+  for (int it = 0; it < 30; ++it) {
+    const int N = Rnd(rng, 1, 2), groups = Rnd(rng, 1, 2), cg = Rnd(rng, 1, 6), mg = Rnd(rng, 1, 6);
+    const int k = Rnd(rng, 1, 4), s = Rnd(rng, 1, 3), d = Rnd(rng, 1, 2);
+    const int H = Rnd(rng, 1, 7), W = Rnd(rng, 1, 7);
+    NodeOf n("ConvTranspose");
+    n.Attr("group", int64_t(groups)).Attr("strides", std::vector<int64_t>{s, s}).Attr("dilations", std::vector<int64_t>{d, d});
+    const int mode = it % 3;
+    if (mode == 0) {
+      n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, k - 1), Rnd(rng, 0, k - 1), Rnd(rng, 0, k - 1), Rnd(rng, 0, k - 1)});
+    } else if (mode == 1) {
+      const int op = Rnd(rng, 0, std::max(s, d) - 1);
+      n.Attr("output_padding", std::vector<int64_t>{op, op});
+      n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, k - 1), 0, Rnd(rng, 0, k - 1), 0});
+    } else {
+      n.Attr("auto_pad", it % 2 ? "SAME_UPPER" : "SAME_LOWER");
+    }
+    std::vector<Tensor> in = {RandF32({N, groups * cg, H, W}, rng), RandF32({groups * cg, mg, k, k}, rng)};
+    if (it % 2) in.push_back(RandF32({groups * mg}, rng));
+    CAPTURE(it);
+    // Each output sums at most cg * k * k products.
+    ran += CheckDnn(n, in, double(cg * k * k), AbsAll(in));
+  }
+  CHECK(ran >= 25);
+  Report();
+}
+
+TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum, against the unfused ref64 graph") {
+  std::mt19937 rng(77);
+  for (int variant = 0; variant < 9; ++variant) {
+    CAPTURE(variant);
+    G g;
+    const int64_t C = 5, M = 20;
+    int x = g.Input("x", {2, C, 9, 8});
+    int r = g.Input("r", {2, M, 9, 8});
+    int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                  {x, g.Const("w", RandF32({M, C, 3, 3}, rng)), g.Const("b", RandF32({M}, rng))}, "conv");
+    if (variant % 3 != 1)
+      c = g.Add(NodeOf("BatchNormalization").Attr("epsilon", 1e-3),
+                {c, g.Const("s", RandF32({M}, rng, 0.5, 2)), g.Const("bb", RandF32({M}, rng)), g.Const("m", RandF32({M}, rng)),
+                 g.Const("v", RandF32({M}, rng, 0.1, 2))},
+                "bn");
+    switch (variant) {
+      case 2: c = g.Add(NodeOf("Relu"), {c}, "act"); break;
+      case 3: c = g.Add(NodeOf("Clip"), {c, g.Const("lo", F32({}, {-0.5})), g.Const("hi", F32({}, {0.75}))}, "act"); break;
+      case 4: c = g.Add(NodeOf("Relu"), {g.Add(NodeOf("Add"), {c, r}, "add")}, "act"); break;   // ResNet's block end
+      case 5: c = g.Add(NodeOf("Add"), {r, g.Add(NodeOf("LeakyRelu").Attr("alpha", 0.2), {c}, "act")}, "add"); break;
+      case 6: c = g.Add(NodeOf("Sigmoid"), {g.Add(NodeOf("Add"), {c, r}, "add")}, "act"); break;
+      case 7: c = g.Add(NodeOf("Tanh"), {c}, "act"); break;
+      case 8: c = g.Add(NodeOf("Abs"), {c}, "act"); break;
+      default: break;
+    }
+    g.g->outputs.push_back(c);
+    const Tensor xin = RandF32({2, C, 9, 8}, rng), rin = RandF32({2, M, 9, 8}, rng);
+    std::vector<NamedTensor> feeds = {{"x", xin}, {"r", rin}};
+    if (variant < 4 || variant > 6) {
+      feeds.pop_back();
+      g.g->inputs.pop_back();
+    }
+    std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), feeds);
+    for (int threads : {1, 2}) {
+      auto s = MakeSession(g.g, kBackend, threads);
+      std::vector<NamedTensor> got = RunS(*s, feeds);
+      CHECK(PlacementOf(*s, "conv") == kBackend);
+      // Folding changes the rounding of the weights: a dot budget of K = 45 terms at the scale of
+      // the largest |y| plus the residual's scale (inputs in [-1, 1]).
+      const double ymax = MaxAbs(want[0].tensor);
+      double worst = 0;
+      for (int64_t i = 0; i < want[0].tensor.numel(); ++i) {
+        const double err = std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i));
+        const double tol = 64 * 47 * kEps32 * (ymax + 1);
+        worst = std::max(worst, err / tol);
+        REQUIRE(err <= tol);
+      }
+      MESSAGE("fusion variant " << variant << ": worst err/tol " << worst);
+    }
+  }
+  // A traced intermediate is live out: no fusion across it, and its value is plain and right.
+  G g;
+  int x = g.Input("x", {1, 3, 6, 6});
+  int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}), {x, g.Const("w", RandF32({16, 3, 3, 3}, rng))},
+                "conv");
+  g.g->outputs.push_back(g.Add(NodeOf("Relu"), {c}, "relu"));
+  const Tensor xin = RandF32({1, 3, 6, 6}, rng);
+  auto ref = MakeSession(g.g, "ref64", 1, {"conv"});
+  auto dnn = MakeSession(g.g, kBackend, 2, {"conv"});
+  std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}}), got = RunS(*dnn, {{"x", xin}});
+  for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+    REQUIRE(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-5);
+  std::vector<TraceEntry> tw = ref->Trace(), tg = dnn->Trace();
+  REQUIRE(tw.size() == 1);
+  REQUIRE(tg.size() == 1);
+  for (int64_t i = 0; i < tw[0].tensor.numel(); ++i)
+    REQUIRE(std::fabs(ReadDouble(tg[0].tensor, i) - ReadDouble(tw[0].tensor, i)) <= 1e-5);
+}
+
+TEST_CASE("onednn MaxPool and AveragePool: random geometry, ceil_mode, auto_pad, count_include_pad, dilations") {
+  std::mt19937 rng(99);
+  int ran = 0;
+  for (int it = 0; it < 80; ++it) {
+    const bool is_max = it % 2 == 0;
+    const int kh = Rnd(rng, 1, 4), kw = Rnd(rng, 2, 4);
+    const int sh = Rnd(rng, 1, 3), sw = Rnd(rng, 1, 3);
+    const int dh = Rnd(rng, 1, 2), dw = Rnd(rng, 1, 2);
+    const int H = (kh - 1) * dh + Rnd(rng, 1, 8), W = (kw - 1) * dw + Rnd(rng, 1, 8);
+    NodeOf n(is_max ? "MaxPool" : "AveragePool");
+    n.Attr("kernel_shape", std::vector<int64_t>{kh, kw}).Attr("strides", std::vector<int64_t>{sh, sw});
+    n.Attr("dilations", std::vector<int64_t>{dh, dw});
+    const int ap = Rnd(rng, 0, 4);
+    const bool cip = !is_max && Rnd(rng, 0, 2) == 0;
+    if (ap == 1 && !cip) n.Attr("auto_pad", "SAME_UPPER");
+    else if (ap == 2 && !cip) n.Attr("auto_pad", "SAME_LOWER");
+    else if (ap == 3) n.Attr("auto_pad", "VALID");
+    else n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, kh - 1), Rnd(rng, 0, kw - 1), Rnd(rng, 0, kh - 1), Rnd(rng, 0, kw - 1)});
+    if (ap != 1 && ap != 2 && Rnd(rng, 0, 1)) n.Attr("ceil_mode", int64_t(1));
+    if (cip) n.Attr("count_include_pad", int64_t(1));
+    const std::vector<Tensor> in = {RandF32({Rnd(rng, 1, 3), Rnd(rng, 1, 20), H, W}, rng)};
+    std::string desc = ShapeStr(in[0].shape);
+    for (const auto& [name, a] : n.node.attrs)
+      desc += " " + name + "=" + (a.kind == Attr::Kind::kString ? a.s : a.kind == Attr::Kind::kInt ? std::to_string(a.i) : ShapeStr(a.ints));
+    CAPTURE(it);
+    CAPTURE(desc);
+    if (CheckDnn(n, in, double(kh * kw), is_max ? kNoScale : AbsAll(in))) {
+      ++ran;
+      CheckAfterConv(n, in, double(kh * kw), is_max ? kNoScale : AbsAll(in));
+    }
+  }
+  CHECK(ran >= 60);
+  // 1-D pooling.
+  CHECK(CheckDnn(NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{3}).Attr("strides", std::vector<int64_t>{2}),
+                 {RandF32({2, 4, 11}, rng)}, 3));
+  Report();
+}
+
+TEST_CASE("onednn global pools, eltwise ops, BatchNormalization, Softmax: plain and after a conv") {
+  std::mt19937 rng(5);
+  for (int it = 0; it < 6; ++it) {
+    CAPTURE(it);
+    const Shape s = {Rnd(rng, 1, 3), Rnd(rng, 2, 33), Rnd(rng, 2, 9), Rnd(rng, 2, 9)};
+    const Tensor x = RandF32(s, rng, -4, 4);
+    const Tensor xpos = RandF32(s, rng, 0.01, 4);
+    const int64_t hw = s[2] * s[3];
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+      const bool avg = std::string(op) == "GlobalAveragePool";
+      CHECK(CheckDnn(NodeOf(op), {x}, double(hw), avg ? AbsAll({x}) : kNoScale));
+      CheckAfterConv(NodeOf(op), {x}, double(hw), avg ? AbsAll({x}) : kNoScale);
+    }
+    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg"}) {
+      CAPTURE(op);
+      CHECK(CheckDnn(NodeOf(op), {x}, 1));
+      CheckAfterConv(NodeOf(op), {x});
+    }
+    CHECK(CheckDnn(NodeOf("Sqrt"), {xpos}, 1));
+
+    // Not claimed (oneDNN's approximations exceed the budgets): their reference kernels run.
+    for (const char* op : {"Log", "Elu", "LogSoftmax", "HardSwish", "HardSigmoid"}) {
+      CAPTURE(op);
+      CHECK(RanOn(NodeOf(op), {xpos}) == "ref");
+    }
+    const std::vector<Tensor> clip = {x, F32({}, {-1.5}), F32({}, {2.25})};
+    CHECK(CheckDnn(NodeOf("Clip"), clip, 1));
+    CheckAfterConv(NodeOf("Clip"), clip);
+    CheckAfterConv(NodeOf("LeakyRelu").Attr("alpha", 0.3), {x});
+    const int64_t C = s[1];
+    const std::vector<Tensor> bn = {x, RandF32({C}, rng), RandF32({C}, rng), RandF32({C}, rng), RandF32({C}, rng, 0.01, 3)};
+    // (x - mean) / den * scale + B cancels: the scale is (|x| + |mean|) / den * |scale| + |B|.
+    std::vector<Tensor> bn_scale = AbsAll(bn);
+    for (int64_t i = 0; i < C; ++i) bn_scale[3].as<float>()[i] = -bn_scale[3].as<float>()[i];
+    CHECK(CheckDnn(NodeOf("BatchNormalization"), bn, 1, bn_scale));
+    CheckAfterConv(NodeOf("BatchNormalization"), bn, 1, bn_scale);
+    CHECK(CheckDnn(NodeOf("Softmax"), {x}, double(s[3])));
+    CHECK(CheckDnn(NodeOf("Softmax").Attr("axis", int64_t(1)), {x}, double(C)));
+    CHECK(CheckDnn(NodeOf("Softmax").Attr("axis", int64_t(1)).Attr("legacy_2d", int64_t(1)), {x}, double(C * hw)));
+    CheckAfterConv(NodeOf("Softmax"), {x}, double(s[3]));
+  }
+  Report();
+}
+
+TEST_CASE("onednn Add/Sub/Mul/Div: broadcasting, plain and after a conv, constant and run-time operands") {
+  std::mt19937 rng(11);
+  const Shape s = {2, 5, 4, 3};
+  const std::vector<Shape> others = {{2, 5, 4, 3}, {5, 1, 1}, {1, 5, 1, 1}, {3}, {4, 1}, {1}, {}, {2, 1, 4, 3}, {2, 5, 1, 1}};
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    for (const Shape& o : others) {
+      CAPTURE(op);
+      CAPTURE(ShapeStr(o));
+      const Tensor a = RandF32(s, rng), b = RandF32(o, rng, 0.5, 2);
+      CHECK(CheckDnn(NodeOf(op), {a, b}, 1));
+      CheckAfterConv(NodeOf(op), {a, b});
+    }
+    // Broadcast in the other direction: the run-time operand is the smaller one (Sub and Div
+    // cannot swap: their reference kernel runs inside the partition).
+    CHECK(CheckDnn(NodeOf(op), {RandF32({5, 1, 1}, rng, 0.5, 2), RandF32(s, rng, 0.5, 2)}, 1));
+  }
+  // Both operands at run time, one of them blocked (the conv output), the other plain.
+  for (const char* op : {"Add", "Mul", "Sub"}) {
+    G g;
+    int x = g.Input("x", {2, 16, 4, 3}), z = g.Input("z", {2, 16, 1, 1});
+    int t = g.Add(NodeOf("Conv"), {x, g.Const("w", RandF32({16, 16, 1, 1}, rng))}, "t");
+    int u = g.Add(NodeOf(op), {g.Input("x2", {2, 16, 4, 3}), t}, "u");
+    int y = g.Add(NodeOf(op), {u, z}, "y");
+    g.g->outputs.push_back(y);
+    const std::vector<NamedTensor> in = {
+        {"x", RandF32({2, 16, 4, 3}, rng)}, {"z", RandF32({2, 16, 1, 1}, rng)}, {"x2", RandF32({2, 16, 4, 3}, rng)}};
+    std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), in);
+    auto sess = MakeSession(g.g, kBackend, 2);
+    std::vector<NamedTensor> got = RunS(*sess, in);
+    CHECK(PlacementOf(*sess, "u") == kBackend);
+    for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+      CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-5);
+  }
+  Report();
+}
+
+TEST_CASE("onednn Gemm and MatMul: random sizes, transA/transB, alpha, bias shapes, beta, batch broadcasting, 1-D") {
+  std::mt19937 rng(3);
+  for (int it = 0; it < 24; ++it) {
+    CAPTURE(it);
+    const int M = Rnd(rng, 1, 9), K = Rnd(rng, 1, 70), N = Rnd(rng, 1, 40);
+    const bool tb = it % 2, ta = it % 5 == 1;
+    NodeOf n("Gemm");
+    if (tb) n.Attr("transB", int64_t(1));
+    if (ta) n.Attr("transA", int64_t(1));
+    if (it % 7 == 3) n.Attr("alpha", 0.75);
+    std::vector<Tensor> in = {RandF32(ta ? Shape{K, M} : Shape{M, K}, rng), RandF32(tb ? Shape{N, K} : Shape{K, N}, rng)};
+    const int c = it % 5;
+    if (c == 1) in.push_back(RandF32({N}, rng));
+    if (c == 2) in.push_back(RandF32({1, N}, rng));
+    if (c == 3) {
+      in.push_back(RandF32({1}, rng));
+      n.Attr("beta", 0.5);
+    }
+    if (c == 4) in.push_back(RandF32({M, 1}, rng));
+    std::vector<Tensor> sc = AbsAll(in);
+    CHECK(CheckDnn(n, in, K + 2, sc));
+    std::vector<Tensor> mm = {RandF32({Rnd(rng, 1, 3), M, K}, rng), RandF32({K, N}, rng)};
+    CHECK(CheckDnn(NodeOf("MatMul"), mm, K, AbsAll(mm)));
+  }
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 3, 4, 5}, {2, 3, 5, 6}}, {{2, 1, 4, 5}, {1, 3, 5, 6}}, {{4, 5}, {3, 5, 2}}, {{7}, {7, 3}}, {{2, 4, 7}, {7}}, {{7}, {7}}};
+  for (const auto& ab : shapes) {
+    const Shape &a = ab.first, &b = ab.second;
+    CAPTURE(ShapeStr(a));
+    CAPTURE(ShapeStr(b));
+    std::vector<Tensor> mm = {RandF32(a, rng), RandF32(b, rng)};
+    const double K = double(a.back());
+    CHECK(CheckDnn(NodeOf("MatMul"), mm, K, AbsAll(mm)));
+  }
+  Report();
+}
+
+TEST_CASE("onednn Concat: every axis, plain and after a conv, three inputs; Flatten, Reshape, Squeeze, Unsqueeze, Identity") {
+  std::mt19937 rng(8);
+  const Shape s = {2, 6, 5, 3};
+  const Tensor x = RandF32(s, rng);
+  CHECK(CheckDnn(NodeOf("Flatten"), {x}, 1));
+  CheckAfterConv(NodeOf("Flatten"), {x});
+  CheckAfterConv(NodeOf("Flatten").Attr("axis", int64_t(2)), {x});
+  CheckAfterConv(NodeOf("Reshape"), {x, I64({3}, {2, 6, -1})});
+  CheckAfterConv(NodeOf("Unsqueeze"), {x, I64({1}, {0})});
+  CheckAfterConv(NodeOf("Identity"), {x});
+  CheckAfterConv(NodeOf("Dropout"), {x});
+  CHECK(CheckDnn(NodeOf("Squeeze"), {RandF32({2, 1, 5, 1}, rng), I64({2}, {1, 3})}, 1));
+  for (int64_t axis : {0, 1, 2, 3, -1}) {
+    CAPTURE(axis);
+    Shape s1 = s;
+    s1[static_cast<size_t>(axis < 0 ? axis + 4 : axis)] = 3;
+    const std::vector<Tensor> in2 = {x, RandF32(s1, rng)};
+    CHECK(CheckDnn(NodeOf("Concat").Attr("axis", axis), in2, 1));
+    CheckAfterConv(NodeOf("Concat").Attr("axis", axis), in2);
+  }
+  // A fire module: two convs of one input concatenated over channels.
+  G g;
+  int x0 = g.Input("x", {1, 16, 7, 7});
+  int e1 = g.Add(NodeOf("Conv"), {x0, g.Const("w1", RandF32({32, 16, 1, 1}, rng))}, "e1");
+  int e3 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}), {x0, g.Const("w3", RandF32({32, 16, 3, 3}, rng))},
+                 "e3");
+  int r1 = g.Add(NodeOf("Relu"), {e1}, "r1");
+  int r3 = g.Add(NodeOf("Relu"), {e3}, "r3");
+  g.g->outputs.push_back(g.Add(NodeOf("Concat").Attr("axis", int64_t(1)), {r1, r3, x0}, "cat"));
+  const Tensor xin = RandF32({1, 16, 7, 7}, rng);
+  std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
+  auto s2 = MakeSession(g.g, kBackend, 2);
+  std::vector<NamedTensor> got = RunS(*s2, {{"x", xin}});
+  CHECK(PlacementOf(*s2, "cat") == kBackend);
+  for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+    REQUIRE(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-5);
+  Report();
+}
+
+TEST_CASE("onednn multi-node graph: partitions around a ref node, traced values, re-plan, determinism") {
+  std::mt19937 rng(42);
+  G g;
+  int x = g.Input("x", {-1, 3, -1, -1});
+  int c1 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                 {x, g.Const("w1", RandF32({8, 3, 3, 3}, rng)), g.Const("b1", RandF32({8}, rng))}, "c1");
+  int r1 = g.Add(NodeOf("Relu"), {c1}, "r1");
+  int p1 = g.Add(NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{2, 2}).Attr("strides", std::vector<int64_t>{2, 2}),
+                 {r1}, "p1");
+  int w2 = g.Add(NodeOf("Identity"), {g.Const("w2c", RandF32({8, 8, 3, 3}, rng))}, "w2");
+  int c2 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 0, 2, 1}).Attr("kernel_shape", std::vector<int64_t>{3, 3}),
+                 {p1, w2}, "c2");
+  int c3 = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 0, 2, 1}).Attr("kernel_shape", std::vector<int64_t>{3, 3}),
+                 {p1, g.Const("w3", RandF32({8, 8, 3, 3}, rng))}, "c3");
+  int tr = g.Add(NodeOf("Transpose").Attr("perm", std::vector<int64_t>{0, 1, 3, 2}), {c2}, "tr");  // not claimed: ref
+  int tr2 = g.Add(NodeOf("Transpose").Attr("perm", std::vector<int64_t>{0, 1, 3, 2}), {tr}, "tr2");
+  int a = g.Add(NodeOf("Add"), {tr2, c3}, "add");
+  int r2 = g.Add(NodeOf("Relu"), {a}, "r2");
+  int gp = g.Add(NodeOf("GlobalAveragePool"), {r2}, "gap");
+  int fl = g.Add(NodeOf("Flatten"), {gp}, "flat");
+  int y = g.Add(NodeOf("Gemm").Attr("transB", int64_t(1)), {fl, g.Const("wf", RandF32({4, 8}, rng)), g.Const("bf", RandF32({4}, rng))},
+                "y");
+  g.g->outputs.push_back(y);
+  g.g->outputs.push_back(r2);
+  const std::vector<std::string> traced = {"r1", "c1", "c3"};
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    auto ref64 = MakeSession(g.g, "ref64", 1, traced);
+    auto dnn = MakeSession(g.g, kBackend, threads, traced);
+    for (const Shape& s : std::vector<Shape>{{1, 3, 12, 10}, {2, 3, 9, 14}, {1, 3, 12, 10}}) {
+      CAPTURE(ShapeStr(s));
+      const Tensor xin = RandF32(s, rng);
+      std::vector<NamedTensor> want = RunS(*ref64, {{"x", xin}});
+      std::vector<NamedTensor> got = RunS(*dnn, {{"x", xin}});
+      std::vector<NamedTensor> again = RunS(*dnn, {{"x", xin}});
+      REQUIRE(got.size() == want.size());
+      for (size_t o = 0; o < got.size(); ++o) {
+        REQUIRE(got[o].tensor.shape == want[o].tensor.shape);
+        for (int64_t i = 0; i < got[o].tensor.numel(); ++i) {
+          REQUIRE(std::fabs(ReadDouble(got[o].tensor, i) - ReadDouble(want[o].tensor, i)) <= 1e-4);
+          REQUIRE(ReadDouble(got[o].tensor, i) == ReadDouble(again[o].tensor, i));
+        }
+      }
+      std::vector<TraceEntry> tw = ref64->Trace(), tg = dnn->Trace();
+      REQUIRE(tw.size() == tg.size());
+      for (size_t t = 0; t < tw.size(); ++t)
+        for (int64_t i = 0; i < tw[t].tensor.numel(); ++i)
+          REQUIRE(std::fabs(ReadDouble(tg[t].tensor, i) - ReadDouble(tw[t].tensor, i)) <= 1e-4);
+    }
+    CHECK(PlacementOf(*dnn, "c1") == kBackend);
+    CHECK(PlacementOf(*dnn, "add") == kBackend);
+    CHECK(PlacementOf(*dnn, "tr") == "ref");
+    CHECK(PlacementOf(*dnn, "flat") == kBackend);
+  }
+}
+
+TEST_CASE("onednn fused chains where the arena reuses an input's bytes for the chain's output") {
+  // Conv -> Relu and Conv -> Add -> Relu: the arena may give the chain's output the bytes of the
+  // conv's input (their lifetimes do not overlap in the graph's order).
+  std::mt19937 rng(13);
+  for (int variant = 0; variant < 2; ++variant) {
+    CAPTURE(variant);
+    G g;
+    int x = g.Input("x", {1, 16, 6, 6});
+    int e = g.Add(NodeOf("Relu"), {x}, "e");  // produced inside the partition: an arena value
+    int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}), {e, g.Const("w", RandF32({16, 16, 3, 3}, rng))},
+                  "conv");
+    if (variant == 1) c = g.Add(NodeOf("Add"), {c, g.Add(NodeOf("Sigmoid"), {x}, "sx")}, "add");
+    int r = g.Add(NodeOf("Relu"), {c}, "relu");
+    g.g->outputs.push_back(g.Add(NodeOf("Neg"), {r}, "neg"));
+    const Tensor xin = RandF32({1, 16, 6, 6}, rng);
+    std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
+    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, kBackend, 2), {{"x", xin}});
+    for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+      REQUIRE(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-4);
+  }
+}
+
+TEST_CASE("onednn leaves what it does not claim to ref: MaxPool with Indices, Transpose, int Add, LSTM") {
+  std::mt19937 rng(21);
+  G g;
+  int x = g.Input("x", {1, 2, 4, 4});
+  Node mp = NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  int p = g.Add(mp, {x}, "mp", 2);
+  g.g->outputs.push_back(p);
+  g.g->outputs.push_back(g.g->nodes.back().outputs[1]);
+  auto s = MakeSession(g.g, kBackend, 1);
+  RunS(*s, {{"x", RandF32({1, 2, 4, 4}, rng)}});
+  CHECK(PlacementOf(*s, "mp") == "ref");
+  // Integer Add: the float path does not claim it.
+  CHECK(RanOn(NodeOf("Add"), {I64({3}, {1, 2, 3}), I64({3}, {4, 5, 6})}) == "ref");
+}
+
+TEST_CASE("onednn LSTM and GRU: directions, initial states, bias, linear_before_reset, every output") {
+  std::mt19937 rng(314);
+  for (int it = 0; it < 24; ++it) {
+    CAPTURE(it);
+    const bool lstm = it % 2 == 0;
+    const int S = Rnd(rng, 1, 6), B = Rnd(rng, 1, 3), I = Rnd(rng, 1, 9), H = Rnd(rng, 1, 9);
+    const char* dirs[] = {"forward", "reverse", "bidirectional"};
+    const std::string dir = dirs[(it / 2) % 3];
+    const int nd = dir == "bidirectional" ? 2 : 1, G = lstm ? 4 : 3;
+    NodeOf n(lstm ? "LSTM" : "GRU");
+    n.Attr("hidden_size", int64_t(H)).Attr("direction", dir.c_str());
+    if (!lstm && it % 4 == 1) n.Attr("linear_before_reset", int64_t(1));
+    std::vector<Tensor> in = {RandF32({S, B, I}, rng), RandF32({nd, G * H, I}, rng), RandF32({nd, G * H, H}, rng)};
+    const bool with_bias = it % 3 != 2, with_state = it % 5 != 4;
+    in.push_back(with_bias ? RandF32({nd, 2 * G * H}, rng) : Tensor());
+    in.push_back(it % 7 == 3 ? I64({B}, std::vector<int64_t>(size_t(B), int64_t(S))) : Tensor());
+    if (with_state) {
+      in.push_back(RandF32({nd, B, H}, rng));
+      if (lstm) in.push_back(RandF32({nd, B, H}, rng));
+    }
+    Result<std::vector<Tensor>> r64 = Run(n, in, DType::kFloat64);
+    REQUIRE(r64.ok());
+    Result<std::vector<Tensor>> r32 = Run(n, in, DType::kFloat32);
+    REQUIRE(r32.ok());
+    // The RNN budget (cpu_rnn_test.cc): S steps of (16 + K) eps on max(1, |y|), K = I + H.
+    const double units = double(S) * (16.0 + I + H);
+    for (int threads : {1, 2}) {
+      std::string ran_on;
+      Result<std::vector<NamedTensor>> r = Status::Error("not run");
+      REQUIRE(RunOneNodeSession(n, in, *r32, kBackend, threads, &ran_on, &r));
+      if (!r.ok()) FAIL_CHECK(r.status().message());
+      REQUIRE(r.ok());
+      CHECK(ran_on == kBackend);
+      REQUIRE(r->size() == r64->size());
+      for (size_t o = 0; o < r->size(); ++o) {
+        CAPTURE(o);
+        const Tensor& yv = (*r)[o].tensor;
+        REQUIRE(yv.shape == (*r64)[o].shape);
+        double& worst = Worst()[n.node.op];
+        for (int64_t i = 0; i < yv.numel(); ++i) {
+          const double g = ReadDouble(yv, i), w = ReadDouble((*r64)[o], i);
+          const double tol = units * kEps32 * std::max(1.0, std::fabs(w));
+          worst = std::max(worst, std::fabs(g - w) / tol);
+          REQUIRE(std::fabs(g - w) <= tol);
+        }
+      }
+    }
+  }
+  Report();
+}
+
+TEST_CASE("onednn: the per-op case table of bench/op_bench.cc (model layers at batch 1) within budget of ref64") {
+  const std::vector<OpCase>& cases = PerfOpCases();
+  REQUIRE(cases.size() >= 25);
+  for (const OpCase& c : cases) {
+    CAPTURE(c.name);
+    if (c.node.op == "LSTM") {
+      // The RNN budget (cpu_rnn_test.cc): S steps of (16 + K) eps on max(1, |y|).
+      Result<std::vector<Tensor>> r64 = Run(c.node, c.inputs, DType::kFloat64);
+      REQUIRE(r64.ok());
+      Result<std::vector<Tensor>> r32 = Run(c.node, c.inputs, DType::kFloat32);
+      REQUIRE(r32.ok());
+      const double units = double(c.inputs[0].shape[0]) * (16.0 + c.macs_per_output / 4);
+      for (int threads : {1, 2}) {
+        std::string ran_on;
+        Result<std::vector<NamedTensor>> r = Status::Error("not run");
+        REQUIRE(RunOneNodeSession(c.node, c.inputs, *r32, kBackend, threads, &ran_on, &r));
+        REQUIRE(r.ok());
+        CHECK(ran_on == kBackend);
+        const Tensor& y = (*r)[0].tensor;
+        REQUIRE(y.shape == (*r64)[0].shape);
+        for (int64_t i = 0; i < y.numel(); ++i) {
+          const double g = ReadDouble(y, i), w = ReadDouble((*r64)[0], i);
+          REQUIRE(std::fabs(g - w) <= units * kEps32 * std::max(1.0, std::fabs(w)));
+        }
+      }
+      continue;
+    }
+    const bool dot = c.node.op == "Conv" || c.node.op == "Gemm" || c.node.op == "GlobalAveragePool";
+    CHECK(CheckDnn(c.node, c.inputs, c.k, dot ? AbsAll(c.inputs) : kNoScale));
+  }
+  Report();
+}
+
+#endif  // TARE_WITH_ONEDNN
