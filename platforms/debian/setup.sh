@@ -4,6 +4,7 @@
 #   platforms/debian/setup.sh              build + tests (what CI needs)
 #   platforms/debian/setup.sh --fixtures   also PyTorch, torchvision, ONNX and Fashion-MNIST, to
 #                                          regenerate tests/models/ with tests/models/make_fixtures.py
+#   platforms/debian/setup.sh --sanitize   also clang and its sanitizer/libFuzzer runtimes (sanitize.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
@@ -12,6 +13,9 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then
   pkgs+=(python3-torch python3-torchvision python3-onnx python3-numpy dataset-fashion-mnist)
+fi
+if [[ "${1:-}" == "--sanitize" ]]; then  # platforms/debian/sanitize.sh: clang with ASan, UBSan, libFuzzer
+  pkgs+=(clang libclang-rt-14-dev)
 fi
 # npm fetches the published Silero VAD models for the tests (tests/models/silero/fetch.sh). A
 # machine may already have npm from another source (e.g. NodeSource's nodejs): keep that one.

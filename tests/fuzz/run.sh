@@ -41,7 +41,7 @@ run_one() {
   local t=$1
   mkdir -p "$work/corpus/$t" "$work/findings/$t" "$work/logs"
   seed "$t"
-  "$build/tests/fuzz/fuzz_$t" "$work/corpus/$t" "$work/seeds/$t" -max_total_time="$secs" -timeout=20 \
+  "$build/tests/fuzz/fuzz_$t" "$work/corpus/$t" "$work/seeds/$t" -max_total_time="$secs" -timeout=60 \
     -rss_limit_mb=2560 -max_len=1048576 -print_final_stats=1 -artifact_prefix="$work/findings/$t/" \
     > "$work/logs/$t.log" 2>&1 || true
 }

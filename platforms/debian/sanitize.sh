@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The sanitizer job of CI (issue 8, docs/RELIABILITY.md): one clang build of everything (libraries,
+# CLI, tests, libFuzzer targets) with AddressSanitizer and UndefinedBehaviorSanitizer (any report is
+# fatal), the whole ctest suite under the sanitizers, then each fuzz target for SECONDS (default 60)
+# on its seed corpus, two at a time (tests/fuzz/run.sh). Run after platforms/debian/test.sh, whose
+# build/ supplies the published models (build/corpus) and the seed conversions.
+# Usage: bash platforms/debian/sanitize.sh [SECONDS]
+# Exit status 1 when a test fails or a fuzz target finds something (its reproducer is in
+# build-san/fuzz/findings/<target>/: commit it under tests/fuzz/regressions/<target>/).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-60}
+platforms/debian/setup.sh --sanitize
+root=$PWD
+log=$root/build-san.log
+CC=clang CXX=clang++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DTARE_FUZZ=ON -DTARE_CORPUS="$root/build/corpus" -DTARE_REQUIRE_CORPUS=ON > "$log" 2>&1 || { cat "$log"; exit 1; }
+cmake --build build-san -j "$(nproc)" >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
+echo "sanitize: build ok (log in build-san.log)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-san && ctest --output-on-failure -j "$(nproc)" > ../build-san-ctest.log 2>&1) || {
+  grep -E "Failed|\*\*\*|ERROR: (Address|Undefined)|runtime error" build-san-ctest.log | head -40; tail -5 build-san-ctest.log; exit 1; }
+tail -3 build-san-ctest.log
+echo "sanitize: ctest under ASan+UBSan passed; fuzzing each target for ${secs} s"
+rm -rf build-san/fuzz
+bash tests/fuzz/run.sh build-san build-san/fuzz "$secs"
