@@ -237,8 +237,15 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
   const std::string fallback = storage == DType::kFloat64 ? "ref64" : "ref";
   TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
   backends.push_back(std::move(fb));
-  // ref64 runs TFLite's quantized ops as the real-valued function they approximate.
+  // ref64 runs TFLite's quantized ops as the real-valued function they approximate. The model is
+  // first prepared as ref would run it, so invalid quantization (scales, zero points, multipliers)
+  // is refused on ref64 with the same errors.
   if (graph && storage == DType::kFloat64 && HasTfliteQuantOps(*graph)) {
+    SessionOptions as_ref = options;
+    as_ref.backends = {"ref"};
+    as_ref.trace_all = false;
+    as_ref.trace.clear();
+    TARE_RETURN_IF_ERROR(Create(graph, as_ref).status());
     TARE_ASSIGN_OR_RETURN(Graph truth, FloatTruth(*graph));
     graph = std::make_shared<const Graph>(std::move(truth));
   }

@@ -1059,6 +1059,14 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
     ins.push_back(Const(TName(w), ts_[w].data));
     if (b >= 0) {
       if (!IsConst(b)) return Error("the bias must be a constant");
+      // A per-tensor bias scale goes to the kernels, which check it as TFLite's Prepare does.
+      const auto* bq = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(b))->quantization();
+      if (bq && bq->scale() && bq->scale()->size() == 1) {
+        const float bs = bq->scale()->Get(0);
+        if (!(std::isfinite(bs) && bs > 0))
+          return Error("bias tensor " + std::to_string(b) + " has scale " + std::to_string(bs) + "; it must be finite and > 0");
+        a["bias_scale"] = FloatAttr(bs);
+      }
       ins.push_back(Const(TName(b), ts_[b].data));
     }
     return Status::Ok();

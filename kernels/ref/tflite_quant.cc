@@ -11,7 +11,7 @@
 // does not say its input dtype, so they run for each of int8, uint8 and int16, and the kernel
 // uses the parameters of the dtype it is given (shape inference has already run Prepare* with the
 // real dtype and reported its errors with the node named); when no dtype prepares, making the
-// kernel fails with the int8 error.
+// kernel fails with each type's reason.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -58,7 +58,10 @@ Result<PerType<P>> PrepareAll(const Node& node, F prepare) {
     p.r.push_back(prepare(t));
     any = any || p.r.back().ok();
   }
-  if (!any) return Status::Error(node.Where() + ": " + p.r[0].status().message());
+  // The node does not say its input type: name each type's reason (shape inference names the one).
+  if (!any)
+    return Status::Error(node.Where() + ": as int8: " + p.r[0].status().message() + "; as uint8: " +
+                         p.r[1].status().message() + "; as int16: " + p.r[2].status().message());
   return p;
 }
 

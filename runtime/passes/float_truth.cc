@@ -2,6 +2,7 @@
 // of runtime/ops/tflite_quant.cc (TFLite's builtins) read as real-valued functions.
 #include "runtime/passes/float_truth.h"
 
+#include <cmath>
 #include <set>
 
 namespace tare {
@@ -35,6 +36,24 @@ Result<ValueQuant> PerTensor(const Node& n, const std::string& prefix) {
   q.scales = {s};
   q.zero_points = {z};
   return q;
+}
+
+/// Checks a quantization as TFLite does for a tensor of type `dt`: scales finite and > 0, zero
+/// points inside the type (int16: 0). `what` names the tensor in the message.
+Status CheckQuant(const ValueQuant& q, DType dt, const std::string& what) {
+  for (float sc : q.scales)
+    if (!(std::isfinite(sc) && sc > 0))
+      return Status::Error("float truth: " + what + " has scale " + std::to_string(sc) + "; it must be finite and > 0");
+  int64_t lo = 0, hi = 0;
+  if (dt == DType::kInt8) lo = -128, hi = 127;
+  else if (dt == DType::kUInt8) lo = 0, hi = 255;
+  else if (dt == DType::kInt16) lo = 0, hi = 0;  // TFLite: int16 zero points are 0
+  else return Status::Ok();
+  for (int64_t z : q.zero_points)
+    if (z < lo || z > hi)
+      return Status::Error("float truth: " + what + " (" + DTypeName(dt) + ") has zero point " + std::to_string(z) +
+                           (dt == DType::kInt16 ? "; int16 zero points must be 0" : "; it is outside the type"));
+  return Status::Ok();
 }
 
 bool BodyHasQuantOps(const Graph& g) {
@@ -202,6 +221,10 @@ class Rewriter {
     TARE_ASSIGN_OR_RETURN(std::vector<float> scales, n_.GetFloats("w_scales"));
     TARE_ASSIGN_OR_RETURN(std::vector<int64_t> zps, n_.GetInts("w_zero_points", {0}));
     if (scales.empty()) return Error("has no w_scales");
+    ValueQuant wq;
+    wq.scales = scales;
+    wq.zero_points = zps;
+    TARE_RETURN_IF_ERROR(CheckQuant(wq, g_.values[w].dtype, n_.Where() + " weights '" + g_.values[w].name + "'"));
     Shape s;
     if (scales.size() > 1) {
       s.assign(rank, 1);
@@ -369,6 +392,7 @@ Result<Graph> FloatTruth(const Graph& g) {
         return Status::Error("float truth: " + n.Where() + " has quantized TFLite ops in its body '" + name +
                              "'; ref64 dequantizes top-level ops only: run the model on ref");
   TARE_ASSIGN_OR_RETURN(auto q, QuantizedValues(g));
+  for (const auto& [v, vq] : q) TARE_RETURN_IF_ERROR(CheckQuant(vq, g.values[v].dtype, "tensor '" + g.values[v].name + "'"));
   Graph out;
   out.values = g.values;
   out.inputs = g.inputs;
