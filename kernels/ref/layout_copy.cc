@@ -375,6 +375,8 @@ Result<KernelFn> MakePad(const Node& node) {
       std::memcpy(y.data, x.data, es);
       return Status::Ok();
     }
+    // Nothing to write; and one dim of an empty output may be huge (the index maps below are per dim).
+    if (y.numel() == 0) return Status::Ok();
     const std::vector<int64_t> pads = Ints(in[1]);
     std::vector<int64_t> axes(r);
     for (size_t i = 0; i < r; ++i) axes[i] = static_cast<int64_t>(i);
