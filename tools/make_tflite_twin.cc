@@ -37,7 +37,11 @@ class Writer {
       buffer = static_cast<uint32_t>(buffers_.size());
       buffers_.push_back(tfl::CreateBuffer(fbb_, vec));
     }
-    tensors_.push_back(tfl::CreateTensor(fbb_, fbb_.CreateVector(shape), tfl::TensorType::FLOAT32, buffer, fbb_.CreateString(name)));
+    // Sub-objects are made in a fixed order (last argument first), not in the compiler's argument
+    // evaluation order, so the bytes are the same whichever compiler built the tool.
+    const auto nm = fbb_.CreateString(name);
+    const auto sh = fbb_.CreateVector(shape);
+    tensors_.push_back(tfl::CreateTensor(fbb_, sh, tfl::TensorType::FLOAT32, buffer, nm));
     return static_cast<int>(tensors_.size()) - 1;
   }
   int I32(const std::string& name, std::vector<int32_t> shape, const std::vector<int32_t>& v) {
@@ -45,7 +49,9 @@ class Writer {
     auto vec = fbb_.CreateVector(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
     const uint32_t buffer = static_cast<uint32_t>(buffers_.size());
     buffers_.push_back(tfl::CreateBuffer(fbb_, vec));
-    tensors_.push_back(tfl::CreateTensor(fbb_, fbb_.CreateVector(shape), tfl::TensorType::INT32, buffer, fbb_.CreateString(name)));
+    const auto nm = fbb_.CreateString(name);
+    const auto sh = fbb_.CreateVector(shape);
+    tensors_.push_back(tfl::CreateTensor(fbb_, sh, tfl::TensorType::INT32, buffer, nm));
     return static_cast<int>(tensors_.size()) - 1;
   }
   uint32_t Code(int builtin) {
@@ -57,16 +63,25 @@ class Writer {
   }
   void Op(int builtin, std::vector<int32_t> in, std::vector<int32_t> out, tfl::BuiltinOptions type = tfl::BuiltinOptions::NONE,
           flatbuffers::Offset<void> options = 0) {
-    ops_.push_back(tfl::CreateOperator(fbb_, Code(builtin), fbb_.CreateVector(in), fbb_.CreateVector(out), type, options));
+    const auto o = fbb_.CreateVector(out);
+    const auto i = fbb_.CreateVector(in);
+    ops_.push_back(tfl::CreateOperator(fbb_, Code(builtin), i, o, type, options));
   }
   flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
 
   std::vector<uint8_t> Finish(std::vector<int32_t> inputs, std::vector<int32_t> outputs) {
-    auto sg = tfl::CreateSubGraph(fbb_, fbb_.CreateVector(tensors_), fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
-                                  fbb_.CreateVector(ops_), fbb_.CreateString("main"));
+    const auto sg_name = fbb_.CreateString("main");
+    const auto sg_ops = fbb_.CreateVector(ops_);
+    const auto sg_out = fbb_.CreateVector(outputs);
+    const auto sg_in = fbb_.CreateVector(inputs);
+    const auto sg_tensors = fbb_.CreateVector(tensors_);
+    auto sg = tfl::CreateSubGraph(fbb_, sg_tensors, sg_in, sg_out, sg_ops, sg_name);
     std::vector<flatbuffers::Offset<tfl::SubGraph>> sgs = {sg};
-    auto model = tfl::CreateModel(fbb_, 3, fbb_.CreateVector(codes_), fbb_.CreateVector(sgs),
-                                  fbb_.CreateString("tare_make_tflite_twin"), fbb_.CreateVector(buffers_));
+    const auto m_buffers = fbb_.CreateVector(buffers_);
+    const auto m_desc = fbb_.CreateString("tare_make_tflite_twin");
+    const auto m_sgs = fbb_.CreateVector(sgs);
+    const auto m_codes = fbb_.CreateVector(codes_);
+    auto model = tfl::CreateModel(fbb_, 3, m_codes, m_sgs, m_desc, m_buffers);
     tfl::FinishModelBuffer(fbb_, model);
     return std::vector<uint8_t>(fbb_.GetBufferPointer(), fbb_.GetBufferPointer() + fbb_.GetSize());
   }
