@@ -295,6 +295,8 @@ Result<KernelFn> MakeResize(const Node& node) {
     const size_t r = x.shape.size();
     const Tensor* scales = in.size() > 2 && in[2] && in[2]->numel() > 0 ? in[2] : nullptr;
     const Tensor* roi = a.ctm == Ctm::kCrop && in.size() > 1 ? in[1] : nullptr;
+    // An empty output writes nothing; and one of its dims may be huge (taps are built per dim).
+    if (y.numel() == 0) return Status::Ok();
     std::vector<AxisTaps> taps;
     for (size_t d = 0; d < r; ++d) {
       const int64_t n_in = x.shape[d], n_out = y.shape[d];
@@ -304,7 +306,6 @@ Result<KernelFn> MakeResize(const Node& node) {
       const double end = roi ? ReadDouble(*roi, static_cast<int64_t>(r + d)) : 1.0;
       taps.push_back(MakeTaps(a, n_in, n_out, scale, start, end));
     }
-    if (y.numel() == 0) return Status::Ok();
     if (a.mode == 0) {
       Tensor ev_t = Tensor::Alloc(y.dtype, {}).value();  // the extrapolation value in Y's type
       WriteDouble(ev_t, 0, a.extrapolation);
