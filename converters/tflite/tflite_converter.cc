@@ -971,6 +971,17 @@ Shape Converter::DeclaredShape(int t) const {
   return s;
 }
 
+namespace {
+/// Zero point i of a tensor's quantization (0 when absent). The int64 vector may sit at an address
+/// that is only 4-aligned (the FlatBuffers verifier checks 4), so its bytes are copied, not loaded.
+int64_t ZeroPoint(const tfl::QuantizationParameters& q, size_t i) {
+  if (!q.zero_point() || q.zero_point()->size() <= i) return 0;
+  int64_t v;
+  std::memcpy(&v, reinterpret_cast<const uint8_t*>(q.zero_point()->Data()) + 8 * i, sizeof v);
+  return flatbuffers::EndianScalar(v);
+}
+}  // namespace
+
 bool Converter::IsQuant(int t) const {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return false;
   const DType d = ts_[t].dtype;
@@ -991,7 +1002,7 @@ Status Converter::QuantAttrs(int t, const std::string& scale_key, const std::str
   for (size_t i = 0; i < n; ++i) {
     const float v = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(i));
     if (allow_per_channel) sc.floats.push_back(v); else sc.f = v;
-    zps.push_back(q->zero_point() && q->zero_point()->size() > i ? q->zero_point()->Get(static_cast<flatbuffers::uoffset_t>(i)) : 0);
+    zps.push_back(ZeroPoint(*q, i));
   }
   (*attrs)[scale_key] = sc;
   (*attrs)[zp_key] = allow_per_channel ? IntsAttr(zps) : IntAttr(zps[0]);
@@ -1259,7 +1270,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
             const int64_t c = nscale > 1 ? (i / inner) % nscale : 0;
             const float scale = q->scale()->Get(static_cast<flatbuffers::uoffset_t>(c));
             const int64_t zp = q->zero_point() && q->zero_point()->size() > static_cast<size_t>(c)
-                                   ? q->zero_point()->Get(static_cast<flatbuffers::uoffset_t>(c)) : 0;
+                                   ? ZeroPoint(*q, static_cast<size_t>(c)) : 0;
             f.as<float>()[i] = static_cast<float>(ReadInt(d, i) - zp) * scale;
           }
         } else {

@@ -24,4 +24,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 tail -3 build-san-ctest.log
 echo "sanitize: ctest under ASan+UBSan passed; fuzzing each target for ${secs} s"
 rm -rf build-san/fuzz
-bash tests/fuzz/run.sh build-san build-san/fuzz "$secs"
+FUZZ_SEED=1 bash tests/fuzz/run.sh build-san build-san/fuzz "$secs"

@@ -6,7 +6,7 @@
 #        default all). FUZZ_BUILD_DIR comes from
 #        CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DTARE_FUZZ=ON -DTARE_BUILD_TESTS=OFF
 #        && ninja -C build-fuzz fuzz_tare fuzz_npy fuzz_pb fuzz_onnx fuzz_tflite
-# The live corpus WORK_DIR/corpus/<target> grows across runs; findings land in
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1). The live corpus WORK_DIR/corpus/<target> grows across runs; findings land in
 # WORK_DIR/findings/<target>/ and logs in WORK_DIR/logs/. Exit status 1 when any target found
 # something, 0 otherwise.
 set -euo pipefail
@@ -41,7 +41,7 @@ run_one() {
   local t=$1
   mkdir -p "$work/corpus/$t" "$work/findings/$t" "$work/logs"
   seed "$t"
-  "$build/tests/fuzz/fuzz_$t" "$work/corpus/$t" "$work/seeds/$t" -max_total_time="$secs" -timeout=60 \
+  "$build/tests/fuzz/fuzz_$t" "$work/corpus/$t" "$work/seeds/$t" -max_total_time="$secs" -timeout=60 ${FUZZ_SEED:+-seed=$FUZZ_SEED} \
     -rss_limit_mb=2560 -max_len=1048576 -print_final_stats=1 -artifact_prefix="$work/findings/$t/" \
     > "$work/logs/$t.log" 2>&1 || true
 }
