@@ -324,7 +324,8 @@ std::string Html(const json& report) {
     for (const json& r : m["runs"]) row(r["backend"].get<std::string>(), r["metrics"]);
     for (const json& f : m["frameworks"]) row(f["label"].get<std::string>() + " (framework)", f["metrics"]);
   }
-  h += "</table><p>Kernel noise floor: how far tare's own backends are from ref64 on the same model.</p>";
+  h += "</table><p>Kernel noise floor: how far tare's own backends are from ref64 on the same model (for a quantized "
+       "model, its quantization error: the integer kernels against the float truth on ref64).</p>";
   for (const json& p : report["pairs"]) {
     h += "<h2>" + Esc(p["a"].get<std::string>()) + " vs " + Esc(p["b"].get<std::string>()) + "</h2><p class=\"v\">" +
          Esc(p["verdict"].get<std::string>()) + "</p>";

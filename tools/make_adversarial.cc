@@ -2,7 +2,7 @@
 // (issue 8): each file is well-formed as a file (valid protobuf / verified .tare with a correct
 // CRC) but describes something that must be refused with one clear error.
 //
-//   tare_make_adversarial MODEL.onnx OUT_DIR
+//   tare_make_adversarial MODEL.onnx OUT_DIR   (OUT_DIR is created when missing)
 //
 // ONNX (written with the ONNX protobuf, from MODEL.onnx):
 //   dim_2p40.onnx      a weight whose dims say 2^40 elements (it carries 150)
@@ -15,6 +15,7 @@
 //   cycle.tare, order.tare, huge_const.tare (as above)
 // Exit status 0, or 1 with one line on stderr.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -97,6 +98,8 @@ int Fail(const std::string& msg) {
 int main(int argc, char** argv) {
   if (argc != 3) return Fail("usage: tare_make_adversarial MODEL.onnx OUT_DIR");
   const std::string out = argv[2];
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);  // a missing folder is made; a failure shows when writing
   onnx::ModelProto base;
   {
     std::ifstream f(argv[1], std::ios::binary);
