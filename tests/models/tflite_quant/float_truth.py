@@ -18,7 +18,6 @@ reads with --manifest). --check compares with the committed files instead and ex
 
 import json
 import os
-import struct
 import sys
 
 import numpy as np
@@ -27,24 +26,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "models", "tflite_ops"))
 import make_fixtures as mf  # noqa: E402  (the .tflite reader)
+sys.path.insert(0, HERE)
+import check_reference  # noqa: E402  (its Tensor.quantization reader)
 
 
 def quant_params(path):
-    """Per tensor: (scales, zero points) from Tensor.quantization (field 4: scale 2, zero_point 3), or None."""
-    with open(path, "rb") as f:
-        b = f.read()
-    model = mf.Table(b, struct.unpack_from("<I", b, 0)[0])
-    out = []
-    for t in model.tables(2)[0].tables(0):
-        q = t.table(4)
-        if q is None:
-            out.append(None)
-            continue
-        s_start, s_n = q.vec(2)
-        z_start, z_n = q.vec(3)
-        out.append((np.array(struct.unpack_from("<%df" % s_n, b, s_start), dtype=np.float32).astype(np.float64),
-                    np.array(struct.unpack_from("<%dq" % z_n, b, z_start), dtype=np.int64)))
-    return out
+    """Per tensor: (scales as float64 arrays, zero points as int64 arrays), or None (check_reference's reader)."""
+    return [None if q is None else (np.array(q[0], dtype=np.float64), np.array(q[1], dtype=np.int64))
+            for q in check_reference.quant_params(path)]
 
 
 def truth(name):
