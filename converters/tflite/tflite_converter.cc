@@ -101,30 +101,6 @@ Tensor PermuteTensor(const Tensor& t, const std::vector<int64_t>& perm) {
   return y;
 }
 
-Attr IntAttr(int64_t v) {
-  Attr a;
-  a.kind = Attr::Kind::kInt;
-  a.i = v;
-  return a;
-}
-Attr IntsAttr(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attr FloatAttr(float v) {
-  Attr a;
-  a.kind = Attr::Kind::kFloat;
-  a.f = v;
-  return a;
-}
-Attr StrAttr(std::string v) {
-  Attr a;
-  a.kind = Attr::Kind::kString;
-  a.s = std::move(v);
-  return a;
-}
 
 class Converter {
  public:

@@ -69,6 +69,34 @@ Result<std::vector<float>> Node::GetFloats(const std::string& a, std::vector<flo
   return it->second.floats;
 }
 
+Attr IntAttr(int64_t v) {
+  Attr a;
+  a.kind = Attr::Kind::kInt;
+  a.i = v;
+  return a;
+}
+
+Attr IntsAttr(std::vector<int64_t> v) {
+  Attr a;
+  a.kind = Attr::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+Attr FloatAttr(float v) {
+  Attr a;
+  a.kind = Attr::Kind::kFloat;
+  a.f = v;
+  return a;
+}
+
+Attr StrAttr(std::string v) {
+  Attr a;
+  a.kind = Attr::Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+
 int Graph::AddValue(Value v) {
   values.push_back(std::move(v));
   return static_cast<int>(values.size()) - 1;

@@ -32,6 +32,12 @@ struct Attr {
 /// "int", "float", ... for messages.
 const char* AttrKindName(Attr::Kind k);
 
+/// Attributes of one kind, for code that builds nodes (converters, graph passes).
+Attr IntAttr(int64_t v);
+Attr IntsAttr(std::vector<int64_t> v);
+Attr FloatAttr(float v);
+Attr StrAttr(std::string v);
+
 /// A node: one op applied to input values, producing output values.
 struct Node {
   std::string name;    ///< source node name (may be empty in the source; converters fill one in)

@@ -65,25 +65,6 @@ bool BodyHasQuantOps(const Graph& g) {
   return false;
 }
 
-Attr IntA(int64_t v) {
-  Attr a;
-  a.kind = Attr::Kind::kInt;
-  a.i = v;
-  return a;
-}
-Attr IntsA(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attr StrA(std::string s) {
-  Attr a;
-  a.kind = Attr::Kind::kString;
-  a.s = std::move(s);
-  return a;
-}
-
 /// Appends the float form of one quantized node to `g`.
 class Rewriter {
  public:
@@ -102,7 +83,7 @@ class Rewriter {
       TARE_ASSIGN_OR_RETURN(float beta, n_.GetFloat("beta", 1.f));
       int v = x;
       if (beta != 1.f) v = Op("Mul", {x, Scalar("beta", beta)}, {}, "scaled");
-      return Final("Softmax", {v}, {{"axis", IntA(-1)}});
+      return Final("Softmax", {v}, {{"axis", IntAttr(-1)}});
     }
     if (op == "QAdd" || op == "QMul") {
       if (n_.inputs.size() < 2 || n_.inputs[1] < 0) return Error("needs two inputs");
@@ -113,11 +94,11 @@ class Rewriter {
       TARE_ASSIGN_OR_RETURN(std::vector<int64_t> k, n_.GetInts("kernel_shape"));
       TARE_ASSIGN_OR_RETURN(std::vector<int64_t> s, n_.GetInts("strides", {1, 1}));
       TARE_ASSIGN_OR_RETURN(std::string pad, AutoPad());
-      a["kernel_shape"] = IntsA(k);
-      a["strides"] = IntsA(s);
-      a["auto_pad"] = StrA(pad);
-      if (op == "QAveragePool2D") a["count_include_pad"] = IntA(0);
-      const int xt = Op("Transpose", {x}, {{"perm", IntsA({0, 3, 1, 2})}}, "nchw");
+      a["kernel_shape"] = IntsAttr(k);
+      a["strides"] = IntsAttr(s);
+      a["auto_pad"] = StrAttr(pad);
+      if (op == "QAveragePool2D") a["count_include_pad"] = IntAttr(0);
+      const int xt = Op("Transpose", {x}, {{"perm", IntsAttr({0, 3, 1, 2})}}, "nchw");
       return Nhwc(op == "QMaxPool2D" ? "MaxPool" : "AveragePool", {xt}, a);
     }
     if (op == "QConv2D" || op == "QDepthwiseConv2D") return Conv(op == "QDepthwiseConv2D");
@@ -199,7 +180,7 @@ class Rewriter {
     else if (act == "RELU6") v = Op("Clip", {v, Scalar("min", 0.f), Scalar("max", 6.f)}, {}, "activation");
     else if (act == "RELU_N1_TO_1") v = Op("Clip", {v, Scalar("min", -1.f), Scalar("max", 1.f)}, {}, "activation");
     else if (act != "NONE") return Error("has an unknown activation '" + act + "'");
-    return Final("Transpose", {v}, {{"perm", IntsA({0, 2, 3, 1})}});
+    return Final("Transpose", {v}, {{"perm", IntsAttr({0, 2, 3, 1})}});
   }
 
   Result<std::string> AutoPad() const {
@@ -230,7 +211,7 @@ class Rewriter {
       s.assign(rank, 1);
       s[axis] = static_cast<int64_t>(scales.size());
     }
-    const int c = Op("Cast", {w}, {{"to", IntA(static_cast<int64_t>(DType::kFloat32))}}, "w_float");
+    const int c = Op("Cast", {w}, {{"to", IntAttr(static_cast<int64_t>(DType::kFloat32))}}, "w_float");
     const int d = Op("Sub", {c, Scalar("w_zero_point", static_cast<float>(zps.empty() ? 0 : zps[0]))}, {}, "w_centred");
     return Op("Mul", {d, Floats("w_scales", scales, s)}, {}, "w_real");
   }
@@ -243,7 +224,7 @@ class Rewriter {
     TARE_ASSIGN_OR_RETURN(float xs, n_.GetFloat("x_scale", 0.f));
     Shape s;
     if (scales.size() > 1) s = {static_cast<int64_t>(scales.size())};
-    const int c = Op("Cast", {b}, {{"to", IntA(static_cast<int64_t>(DType::kFloat32))}}, "b_float");
+    const int c = Op("Cast", {b}, {{"to", IntAttr(static_cast<int64_t>(DType::kFloat32))}}, "b_float");
     const int m = Op("Mul", {c, Scalar("x_scale", xs)}, {}, "b_times_x_scale");
     return Op("Mul", {m, Floats("b_w_scales", scales, s)}, {}, "b_real");
   }
@@ -269,18 +250,18 @@ class Rewriter {
       }
     }
     TARE_ASSIGN_OR_RETURN(int wr, Weights(w, 4, depthwise ? 3 : 0));
-    const int W = Op("Transpose", {wr}, {{"perm", IntsA(depthwise ? std::vector<int64_t>{3, 0, 1, 2} : std::vector<int64_t>{0, 3, 1, 2})}}, "w_oihw");
+    const int W = Op("Transpose", {wr}, {{"perm", IntsAttr(depthwise ? std::vector<int64_t>{3, 0, 1, 2} : std::vector<int64_t>{0, 3, 1, 2})}}, "w_oihw");
     TARE_ASSIGN_OR_RETURN(int B, Bias(b));
     std::map<std::string, Attr> a;
     TARE_ASSIGN_OR_RETURN(std::vector<int64_t> s, n_.GetInts("strides", {1, 1}));
     TARE_ASSIGN_OR_RETURN(std::vector<int64_t> d, n_.GetInts("dilations", {1, 1}));
     TARE_ASSIGN_OR_RETURN(std::string pad, AutoPad());
-    a["strides"] = IntsA(s);
-    a["dilations"] = IntsA(d);
-    a["auto_pad"] = StrA(pad);
-    a["group"] = IntA(group);
-    a["kernel_shape"] = IntsA({ws[1], ws[2]});
-    const int xt = Op("Transpose", {x}, {{"perm", IntsA({0, 3, 1, 2})}}, "nchw");
+    a["strides"] = IntsAttr(s);
+    a["dilations"] = IntsAttr(d);
+    a["auto_pad"] = StrAttr(pad);
+    a["group"] = IntAttr(group);
+    a["kernel_shape"] = IntsAttr({ws[1], ws[2]});
+    const int xt = Op("Transpose", {x}, {{"perm", IntsAttr({0, 3, 1, 2})}}, "nchw");
     std::vector<int> ins = {xt, W};
     if (B >= 0) ins.push_back(B);
     return Nhwc("Conv", ins, a);
@@ -301,7 +282,7 @@ class Rewriter {
       v = Op("Reshape", {x, ConstOf("rows", std::move(shape))}, {}, "rows");
     }
     TARE_ASSIGN_OR_RETURN(int wr, Weights(w, 2, 0));
-    const int wt = Op("Transpose", {wr}, {{"perm", IntsA({1, 0})}}, "w_t");
+    const int wt = Op("Transpose", {wr}, {{"perm", IntsAttr({1, 0})}}, "w_t");
     TARE_ASSIGN_OR_RETURN(int B, Bias(b));
     if (B < 0) return WithActivation("MatMul", {v, wt}, {});
     const int mm = Op("MatMul", {v, wt}, {}, "matmul");
@@ -439,7 +420,7 @@ Result<Graph> FloatTruth(const Graph& g) {
       out.nodes.push_back(std::move(m));
       return o;
     };
-    const int c = node("Cast", {v}, "float", {{"to", IntA(static_cast<int64_t>(DType::kFloat32))}});
+    const int c = node("Cast", {v}, "float", {{"to", IntAttr(static_cast<int64_t>(DType::kFloat32))}});
     const int d = node("Sub", {c, floats("zero_point", zps)}, "centred", {});
     remap[v] = node("Mul", {d, floats("scale", vq.scales)}, "real", {});
   }
