@@ -287,7 +287,7 @@ void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vecto
     }
   }
   // Every fast backend built into this binary that claims the node: against ref64, same budget.
-  CheckFastBackend("cpu", node, inputs, *r64, *r32, expected.size(), k, scale);
+  for (const char* backend : {"cpu", "onednn"}) CheckFastBackend(backend, node, inputs, *r64, *r32, expected.size(), k, scale);
 }
 
 void CheckFails(const Node& node, const std::vector<Tensor>& inputs, const std::string& needle) {

@@ -63,7 +63,7 @@ struct Expect {
 /// and bool values exactly; float values of ref64 against `expected` within (k + 2) eps32 * scale
 /// (the rounding of decimal inputs to float32), and of ref against ref64 within the op's
 /// ErrorBudget (c0 + cK k) eps32 * scale. scale = |value| unless given (e.g. sum|w x| for dots).
-/// When the cpu backend is built and claims the node, the node also runs on it (a one-node graph
+/// When the cpu or onednn backend is built and claims the node, the node also runs on it (a one-node graph
 /// through a Session: input 0 a graph input, the others weights; 1 and 2 threads), checked against
 /// ref64 within the same budget.
 void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vector<Expect>& expected,
