@@ -45,6 +45,11 @@ class Executable {
   /// Executes the partition's nodes in order. Errors only for data-dependent failures (e.g. an
   /// out-of-range Gather index), naming the node.
   virtual Status Run(std::vector<Tensor>& slots) = 0;
+  /// How each node of the partition is computed, in Partition::nodes order (e.g. oneDNN's
+  /// implementation "brg:avx512_core", or "reference kernel" for a node the backend claimed but
+  /// runs with its reference kernel); an empty string or a shorter vector means nothing to add.
+  /// Shown by `tare run --explain`.
+  virtual std::vector<std::string> Notes() const { return {}; }
 };
 
 /// A compute engine.
@@ -63,6 +68,14 @@ class Backend {
     (void)domain;
     (void)op;
     return true;
+  }
+  /// Why the backend does not run `node` although it claims its op (ClaimsOp true, Supports
+  /// false), e.g. "LSTM with clip: oneDNN's lstm_forward has no clipping"; empty when it has
+  /// nothing specific to say. Shown by `tare run --explain` next to the backend that runs it.
+  virtual std::string Declines(const Node& node, const Graph& graph) const {
+    (void)node;
+    (void)graph;
+    return "";
   }
   /// Prepares the nodes of `part` (parse attributes, pack weights, bind buffers). `slots` holds one
   /// tensor per graph value id with its dtype, concrete shape and data pointer (arena views, weights,

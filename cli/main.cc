@@ -2,6 +2,7 @@
 // Exit status 0 on success; on failure 1 with one line "tare: error: ..." on stderr.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -164,8 +165,14 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   Status s = session.Run(inputs, &outputs);
   auto t1 = std::chrono::steady_clock::now();
   if (!s.ok()) return Fail(s.message());
-  if (explain)
-    for (const auto& [node, backend] : session.Placement()) std::printf("%-40s %s\n", node.c_str(), backend.c_str());
+  if (explain) {
+    const std::vector<std::pair<std::string, std::string>> placement = session.Placement();
+    const std::vector<std::string> notes = session.Notes();
+    for (size_t i = 0; i < placement.size(); ++i) {
+      const std::string note = i < notes.size() && !notes[i].empty() ? "  " + notes[i] : "";
+      std::printf("%-40s %s%s\n", placement[i].first.c_str(), placement[i].second.c_str(), note.c_str());
+    }
+  }
   // A sequence output NAME is written item by item as NAME.0.npy, NAME.1.npy, ...; an optional
   // as its value (nothing when it holds none).
   std::vector<NamedTensor> flat;
@@ -215,7 +222,20 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
     }
     std::printf("traced %zu tensors into %s\n", tfiles.size(), trace_dir.c_str());
   }
-  std::printf("ran on %s in %.1f ms; arena %zu bytes\n", backends[0].c_str(),
+  // Where the nodes ran, by backend (most nodes first), e.g. "onednn (40 nodes), ref (1 node)".
+  std::map<std::string, int> per_backend;
+  for (const auto& [node, where] : session.Placement()) {
+    const std::string b = where.substr(0, where.find_first_of(" +"));
+    if (b != "folded" && b != "unused") ++per_backend[b];
+  }
+  std::vector<std::pair<int, std::string>> order;
+  for (const auto& [b, k] : per_backend) order.emplace_back(-k, b);
+  std::sort(order.begin(), order.end());
+  std::string ran;
+  for (const auto& [k, b] : order)
+    ran += (ran.empty() ? "" : ", ") + b + " (" + std::to_string(-k) + (k == -1 ? " node)" : " nodes)");
+  if (ran.empty()) ran = "no backend (every node folded at plan time)";
+  std::printf("ran on %s in %.1f ms; arena %zu bytes\n", ran.c_str(),
               std::chrono::duration<double, std::milli>(t1 - t0).count(), session.arena_bytes());
   return 0;
 }
@@ -337,7 +357,7 @@ int main(int argc, char** argv) {
   run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable");
   run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
   run->add_option("--from", from, "source format when MODEL is not .tare");
-  run->add_flag("--explain", explain, "print which backend ran each node");
+  run->add_flag("--explain", explain, "print which backend ran each node (and how, where the backend says: oneDNN's implementation)");
   run->add_option("--trace-dir", trace_dir, "also write every node's output as DIR/<tensor name>.npy");
 
   std::string inspect_model;

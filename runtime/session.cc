@@ -49,6 +49,7 @@ struct Session::Impl {
   size_t arena_bytes = 0;
   std::vector<std::unique_ptr<Executable>> partitions;
   std::vector<std::string> placement;  // per node
+  std::vector<std::string> notes;      // per node: Executable::Notes
   // Dynamic mode: some shape depends on run-time data, so every run infers shapes with the real
   // values and evaluates node by node with the reference kernels (no arena).
   bool dynamic = false;
@@ -121,6 +122,30 @@ std::vector<std::pair<std::string, std::string>> Session::Placement() const {
       place[i] += "; bodies: " + bodies;
     }
     out.emplace_back(g.nodes[i].name, place[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> Session::Notes() const {
+  const Impl& im = *impl_;
+  const Graph& g = *im.graph;
+  std::vector<std::string> out(g.nodes.size());
+  if (!im.planned) return out;
+  // Nodes of an inlined branch are not reported one by one (Placement counts them).
+  for (size_t e = 0; e < im.origin.size() && e < im.notes.size(); ++e) {
+    const int o = im.origin[e];
+    if (!im.inlined[o].empty()) continue;
+    out[o] = im.notes[e];
+    // A node left to the reference fallback: why a backend before it that claims the op declined.
+    if (out[o].empty() && im.placement[e] == im.backends.back()->name()) {
+      const Node& n = im.exec->nodes[e];
+      for (size_t b = 0; b + 1 < im.backends.size(); ++b) {
+        const Backend& be = *im.backends[b];
+        if (be.name() == im.backends.back()->name() || !be.ClaimsOp(n.domain, n.op)) continue;
+        const std::string why = be.Declines(n, *im.exec);
+        if (!why.empty()) out[o] += (out[o].empty() ? "" : "; ") + be.name() + " declines: " + why;
+      }
+    }
   }
   return out;
 }
@@ -434,6 +459,7 @@ Status Session::Impl::PlanOnce(const std::vector<Shape>& input_shapes, const std
   arena.reset();
   slots.assign(nv, Tensor());
   placement.assign(g.nodes.size(), "");
+  notes.assign(g.nodes.size(), "");
   std::vector<ValueInfo> vi(nv);
   std::vector<char> known(nv, 0);
   for (size_t v = 0; v < nv; ++v) {
@@ -585,6 +611,8 @@ Status Session::Impl::PlanOnce(const std::vector<Shape>& input_shapes, const std
       for (int v : g.nodes[ni].outputs)
         if (v >= 0 && last[v] >= static_cast<int>(s)) part.live_out.push_back(v);
     TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[b]->Compile(g, part, slots, options));
+    const std::vector<std::string> part_notes = ex->Notes();
+    for (size_t k = 0; k < part_notes.size() && k < part.nodes.size(); ++k) notes[part.nodes[k]] = part_notes[k];
     partitions.push_back(std::move(ex));
   }
   planned_shapes = input_shapes;

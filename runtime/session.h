@@ -52,6 +52,10 @@ class Session {
   /// Which backend runs each node: pairs of (node name, backend name), in graph order; nodes
   /// folded at plan time report "folded", nodes no output depends on "unused". Valid after the first Run.
   std::vector<std::pair<std::string, std::string>> Placement() const;
+  /// How each node is computed on its backend, in graph order, aligned with Placement(): what the
+  /// backend reports (Executable::Notes, e.g. oneDNN's implementation "brg:avx512_core"), or an
+  /// empty string. Valid after the first Run.
+  std::vector<std::string> Notes() const;
   const Graph& graph() const;
   /// The values chosen by SessionOptions::trace_all / trace, as computed by the last Run, in graph
   /// order (copies). Empty when tracing is off or before the first Run. Values of nodes folded at
