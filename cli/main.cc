@@ -323,11 +323,14 @@ int CmdOps(bool markdown) {
     }
     return 0;
   }
-  std::printf("%-26s %-14s %-10s %s\n", "op", "family", "backends", "semantics / error budget / opsets / dtypes");
+  // The backends column is as wide as its longest entry (it grows with the backends built in).
+  int width = 8;
+  for (const OpSpec& s : AllOps()) width = std::max(width, static_cast<int>(backends_of(s).size()));
+  std::printf("%-26s %-14s %-*s %s\n", "op", "family", width, "backends", "semantics / error budget / opsets / dtypes");
   for (const OpSpec& s : AllOps()) {
     const OpCoverage c = coverage(s);
     std::string name = std::string(*s.domain ? std::string(s.domain) + "." : "") + s.name;
-    std::printf("%-26s %-14s %-10s %s; %s; opsets %s; %s\n", name.c_str(), s.family, backends_of(s).c_str(), s.doc,
+    std::printf("%-26s %-14s %-*s %s; %s; opsets %s; %s\n", name.c_str(), s.family, width, backends_of(s).c_str(), s.doc,
                 s.budget.text, c.opsets, c.dtypes);
   }
   return 0;
