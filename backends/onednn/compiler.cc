@@ -10,6 +10,7 @@
 // docs/ONEDNN.md recommends OMP_WAIT_POLICY=passive on machines with few cores.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,59 @@ void SetOmpThreads(int n) {
   using Fn = void (*)(int);
   static const Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   if (fn) fn(n);
+}
+
+/// Elements of v's slot (0 when absent).
+double Numel(const std::vector<Tensor>& slots, int v) {
+  if (v < 0 || v >= int(slots.size())) return 0;
+  double n = 1;
+  for (int64_t d : slots[v].shape) n *= double(d);
+  return n;
+}
+
+/// Work of node n at its concrete shapes, in multiply-adds x 2 for convolutions, matmuls and
+/// RNNs, else the elements it reads and writes. Used to choose how many threads its primitive gets.
+double NodeWork(const Node& n, const std::vector<Tensor>& slots) {
+  auto in = [&](size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; };
+  const int y = n.outputs.empty() ? -1 : n.outputs[0];
+  if ((n.op == "Conv" || n.op == "ConvTranspose") && in(1) >= 0 && !slots[in(1)].shape.empty()) {
+    const double per = Numel(slots, in(1)) / double(slots[in(1)].shape[0]);  // W: [M, C/g, k...] or [C, M/g, k...]
+    return 2 * per * (n.op == "Conv" ? Numel(slots, y) : Numel(slots, in(0)));
+  }
+  if ((n.op == "MatMul" || n.op == "Gemm") && in(0) >= 0 && !slots[in(0)].shape.empty()) {
+    const Shape& a = slots[in(0)].shape;
+    int64_t k = a.back();
+    if (n.op == "Gemm" && a.size() == 2) {
+      Result<int64_t> t = n.GetInt("transA", 0);
+      if (t.ok() && *t) k = a[0];
+    }
+    return 2 * double(k) * Numel(slots, y);
+  }
+  if ((n.op == "LSTM" || n.op == "GRU") && in(0) >= 0 && slots[in(0)].shape.size() == 3)
+    return 2 * double(slots[in(0)].shape[0]) * double(slots[in(0)].shape[1]) * (Numel(slots, in(1)) + Numel(slots, in(2)));
+  double e = 0;
+  for (int v : n.inputs) e += Numel(slots, v);
+  for (int v : n.outputs) e += Numel(slots, v);
+  return e;
+}
+
+/// Whether node n is worth splitting across threads: an OpenMP parallel region costs tens of
+/// microseconds on a busy or passive-waiting machine (waking the workers), more than a small
+/// layer takes on one core. Compute-bound ops (FLOPs above) at 1 thread run about 100 GFLOP/s and
+/// memory-bound ones about 1 G elements/s on the machines measured (docs/PERFORMANCE.md), so both
+/// thresholds are about 50 us of single-thread work.
+bool WorthThreads(const Node& n, const std::vector<Tensor>& slots) {
+  const bool compute = n.op == "Conv" || n.op == "ConvTranspose" || n.op == "MatMul" || n.op == "Gemm" ||
+                       n.op == "LSTM" || n.op == "GRU";
+  static const double flops = [] {
+    const char* e = std::getenv("TARE_ONEDNN_MIN_PARALLEL_FLOPS");
+    return e ? std::atof(e) : 5e6;
+  }();
+  static const double elems = [] {
+    const char* e = std::getenv("TARE_ONEDNN_MIN_PARALLEL_ELEMS");
+    return e ? std::atof(e) : 5e4;
+  }();
+  return NodeWork(n, slots) >= (compute ? flops : elems);
 }
 
 }  // namespace
@@ -66,6 +120,7 @@ Compiler::Compiler(const Graph& g, const Partition& part, const std::vector<Tens
   live_out_.assign(g.values.size(), 0);
   for (int v : part.live_out) live_out_[v] = 1;
   absorbed_.assign(part.nodes.size() + 1, 0);
+  notes_.assign(part.nodes.size(), "");
   rep_.assign(g.values.size(), Rep());
   std::vector<char> produced(g.values.size(), 0);
   for (int ni : part.nodes)
@@ -73,6 +128,27 @@ Compiler::Compiler(const Graph& g, const Partition& part, const std::vector<Tens
       if (v >= 0) produced[v] = 1;
   for (size_t v = 0; v < g.values.size(); ++v) rep_[v].plain = !produced[v];
   produced_ = std::move(produced);
+  // Blocked policy: some channel Concat at batch 1 reads a convolution's output (directly or
+  // through one eltwise op) produced in this partition.
+  std::vector<const Node*> producer(g.values.size(), nullptr);
+  for (int ni : part.nodes)
+    for (int v : g.nodes[ni].outputs)
+      if (v >= 0) producer[v] = &g.nodes[ni];
+  auto from_conv = [&](int v) {
+    const Node* p = v >= 0 ? producer[v] : nullptr;
+    if (p && p->op != "Conv" && p->inputs.size() >= 1 && p->inputs[0] >= 0 &&
+        (p->op == "Relu" || p->op == "Clip" || p->op == "LeakyRelu"))
+      p = producer[p->inputs[0]];
+    return p && p->op == "Conv" && p->domain.empty();
+  };
+  for (int ni : part.nodes) {
+    const Node& n = g.nodes[ni];
+    if (n.op != "Concat" || !n.domain.empty() || n.outputs.empty() || n.outputs[0] < 0) continue;
+    const Shape& Y = slots[n.outputs[0]].shape;
+    Result<int64_t> axis = n.GetInt("axis", 0);
+    if (Y.size() < 3 || Y.size() > 5 || Y[0] != 1 || !axis.ok() || (*axis != 1 && *axis != 1 - int64_t(Y.size()))) continue;
+    for (int v : n.inputs) blocked_policy_ = blocked_policy_ || from_conv(v);
+  }
 }
 
 bool Compiler::F32(int v) const {
@@ -113,6 +189,7 @@ void Compiler::Reorder(const memory& from, const memory& to, const std::string& 
   s.prim = r;
   s.args = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
   s.label = what;
+  s.threads = threads_;
   steps_.push_back(std::move(s));
 }
 
@@ -175,6 +252,108 @@ memory Compiler::Out(int v, const memory::desc& d, const std::vector<int>& reads
   return r.blocked;
 }
 
+/// The Concat reading v (its only reader) when v can be written into its buffer (see ConcatPart),
+/// with v's input index and every input's channel offset; nullptr otherwise.
+const Node* Compiler::ConcatReader(int v, size_t* index, std::vector<int64_t>* offsets, int64_t* block) const {
+  if (v < 0 || IsLiveOut(v) || info_.readers[v] != 1) return nullptr;
+  size_t p = pos_ + 1;
+  while (p < part_.nodes.size() && std::find(NodeAt(p).inputs.begin(), NodeAt(p).inputs.end(), v) == NodeAt(p).inputs.end())
+    ++p;
+  if (p >= part_.nodes.size() || absorbed_[p]) return nullptr;
+  const Node& n = NodeAt(p);
+  if (n.op != "Concat" || !n.domain.empty() || n.outputs.empty() || !F32(n.outputs[0])) return nullptr;
+  const Shape& Y = shape(n.outputs[0]);
+  const size_t rank = Y.size();
+  if (rank < 3 || rank > 5 || Y[0] != 1) return nullptr;
+  Result<int64_t> axis = n.GetInt("axis", 0);
+  if (!axis.ok() || (*axis != 1 && *axis != 1 - int64_t(rank))) return nullptr;
+  *index = n.inputs.size();
+  offsets->clear();
+  int64_t off = 0;
+  *block = 16;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const int u = n.inputs[i];
+    if (u == v) {
+      if (*index != n.inputs.size()) return nullptr;  // read twice
+      *index = i;
+    }
+    if (!F32(u) || shape(u).size() != rank) return nullptr;
+    for (size_t d = 0; d < rank; ++d)
+      if (d != 1 && shape(u)[d] != Y[d]) return nullptr;
+    offsets->push_back(off);
+    off += shape(u)[1];
+    while (*block > 1 && shape(u)[1] % *block != 0) *block /= 2;
+  }
+  if (off != Y[1] || *block < 8) return nullptr;
+  auto it = concat_.find(n.outputs[0]);
+  if (it != concat_.end()) {
+    if (it->second.written[*index]) return nullptr;
+    *block = it->second.block;
+  }
+  return &n;
+}
+
+memory::desc Compiler::ConcatPart(int v) const {
+  size_t index = 0;
+  std::vector<int64_t> offsets;
+  int64_t block = 0;
+  if (!ConcatReader(v, &index, &offsets, &block)) return memory::desc();
+  return memory::desc(memory::dims(shape(v).begin(), shape(v).end()), memory::data_type::f32, BlockedTag(shape(v).size(), block));
+}
+
+memory::format_tag Compiler::BlockedTag(size_t rank, int64_t block) {
+  using tag = memory::format_tag;
+  if (rank == 3) return block == 16 ? tag::aBc16b : tag::aBc8b;
+  if (rank == 4) return block == 16 ? tag::aBcd16b : tag::aBcd8b;
+  return block == 16 ? tag::aBcde16b : tag::aBcde8b;
+}
+
+memory Compiler::ConcatOut(int v) {
+  size_t index = 0;
+  std::vector<int64_t> offsets;
+  int64_t block = 0;
+  const Node* n = ConcatReader(v, &index, &offsets, &block);
+  if (!n) return memory();
+  const int y = n->outputs[0];
+  auto it = concat_.find(y);
+  if (it == concat_.end()) {
+    ConcatTarget t;
+    t.whole = memory(memory::desc(memory::dims(shape(y).begin(), shape(y).end()), memory::data_type::f32,
+                                  BlockedTag(shape(y).size(), block)),
+                     eng_);
+    t.block = block;
+    t.offsets = offsets;
+    t.written.assign(n->inputs.size(), 0);
+    held_.push_back(t.whole);
+    it = concat_.emplace(y, std::move(t)).first;
+  }
+  it->second.written[index] = 1;
+  memory m = it->second.Part(shape(v), index, eng_);
+  Hold(v, m);
+  return m;
+}
+
+memory Compiler::ConcatTarget::Part(const Shape& s, size_t i, const dnnl::engine& eng) const {
+  // Batch 1 and channel blocks: input i's part is one contiguous run of the buffer, laid out as a
+  // dense tensor of its own shape, starting at its first channel block.
+  int64_t spatial = 1;
+  for (size_t d = 2; d < s.size(); ++d) spatial *= s[d];
+  float* base = static_cast<float*>(whole.get_data_handle()) + offsets[i] * spatial;
+  return memory(memory::desc(memory::dims(s.begin(), s.end()), memory::data_type::f32, BlockedTag(s.size(), block)), eng,
+                base);
+}
+
+Compiler::ConcatTarget* Compiler::ConcatOf(int y) {
+  auto it = concat_.find(y);
+  return it == concat_.end() ? nullptr : &it->second;
+}
+
+void Compiler::Hold(int v, const memory& m) {
+  rep_[v].plain = false;
+  rep_[v].blocked = m;
+  rep_[v].others.clear();
+}
+
 void Compiler::Done(int v) {
   if (IsLiveOut(v) && !rep_[v].plain) Plain(v);
 }
@@ -185,8 +364,9 @@ void Compiler::Add(dnnl::primitive p, std::unordered_map<int, memory> args, cons
   s.prim = std::move(p);
   s.args = std::move(args);
   s.label = n.op + " " + n.name;
+  s.threads = threads_;
   steps_.push_back(std::move(s));
-  if (!impl.empty()) impls_.push_back(n.name + " (" + n.op + "): " + impl);
+  if (!impl.empty()) notes_[start_] = impl;
 }
 
 void Compiler::AddFn(std::function<Status()> fn) {
@@ -199,7 +379,8 @@ void Compiler::AddFn(std::function<Status()> fn) {
 void Compiler::Restore(const Snapshot& s) {
   steps_.resize(s.steps);
   held_.resize(s.held);
-  impls_.resize(s.impls);
+  notes_ = s.notes;
+  concat_ = s.concat;
   pos_ = s.pos;
   absorbed_ = s.absorbed;
   rep_ = s.rep;
@@ -232,7 +413,7 @@ Status Compiler::CompileRef(const Node& n) {
       rep_[v].blocked = memory();
       rep_[v].others.clear();
     }
-  impls_.push_back(n.name + " (" + n.op + "): reference kernel");
+  notes_[pos_] = "reference kernel";
   return Status::Ok();
 }
 
@@ -247,13 +428,18 @@ const OpImpl* Find(const Node& n) {
 
 class OnednnExecutable : public Executable {
  public:
-  OnednnExecutable(std::vector<Step> steps, std::vector<memory> held, dnnl::stream strm, int threads)
-      : steps_(std::move(steps)), held_(std::move(held)), strm_(std::move(strm)), threads_(threads) {}
+  OnednnExecutable(std::vector<Step> steps, std::vector<memory> held, dnnl::stream strm, int threads,
+                   std::vector<std::string> notes)
+      : steps_(std::move(steps)), held_(std::move(held)), strm_(std::move(strm)), threads_(threads),
+        notes_(std::move(notes)) {}
+  std::vector<std::string> Notes() const override { return notes_; }
 
   Status Run(std::vector<Tensor>& slots) override {
     (void)slots;  // the memory objects were bound to the slots' addresses at Compile
-    SetOmpThreads(threads_);
+    int current = threads_;
+    SetOmpThreads(current);
     for (Step& s : steps_) {
+      if (s.threads != current) SetOmpThreads(current = s.threads);
       if (s.fn) {
         strm_.wait();
         TARE_RETURN_IF_ERROR(s.fn());
@@ -266,6 +452,7 @@ class OnednnExecutable : public Executable {
       }
     }
     strm_.wait();
+    if (current != threads_) SetOmpThreads(threads_);
     return Status::Ok();
   }
 
@@ -274,6 +461,7 @@ class OnednnExecutable : public Executable {
   std::vector<memory> held_;
   dnnl::stream strm_;
   int threads_;
+  std::vector<std::string> notes_;
 };
 
 class OnednnBackend : public Backend {
@@ -295,6 +483,11 @@ class OnednnBackend : public Backend {
     return op->supports(node, graph, Info(graph));
   }
 
+  std::string Declines(const Node& node, const Graph& graph) const override {
+    if (node.op == "LSTM" || node.op == "GRU") return RnnDeclines(node, graph, Info(graph));
+    return "";
+  }
+
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,
                                               const SessionOptions& options) override {
     const int threads = options.threads > 0 ? options.threads : 1;
@@ -307,6 +500,9 @@ class OnednnBackend : public Backend {
         if (c.Absorbed(p)) continue;
         c.Begin(p);
         const Node& n = graph.nodes[part.nodes[p]];
+        const int node_threads = threads > 1 && WorthThreads(n, slots) ? threads : 1;
+        SetOmpThreads(node_threads);
+        c.SetThreads(node_threads);
         const OpImpl* op = Find(n);
         const bool f32 = !n.outputs.empty() && c.F32(n.outputs[0]) && !n.inputs.empty() && c.F32(n.inputs[0]);
         if (!op || !f32) {
@@ -324,9 +520,13 @@ class OnednnBackend : public Backend {
         }
         TARE_RETURN_IF_ERROR(st);
       }
+      SetOmpThreads(threads);
       if (const char* verbose = std::getenv("TARE_ONEDNN_VERBOSE"); verbose && *verbose && std::strcmp(verbose, "0"))
-        for (const std::string& line : c.impls()) std::fprintf(stderr, "onednn: %s\n", line.c_str());
-      return std::unique_ptr<Executable>(new OnednnExecutable(c.TakeSteps(), c.TakeHeld(), strm, threads));
+        for (size_t p = 0; p < part.nodes.size(); ++p) {
+          const Node& n = graph.nodes[part.nodes[p]];
+          std::fprintf(stderr, "onednn: %s (%s): %s\n", n.name.c_str(), n.op.c_str(), c.notes()[p].c_str());
+        }
+      return std::unique_ptr<Executable>(new OnednnExecutable(c.TakeSteps(), c.TakeHeld(), strm, threads, c.notes()));
     } catch (const dnnl::error& e) {
       return Status::Error(std::string("onednn backend: ") + e.what());
     }

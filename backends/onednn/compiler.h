@@ -43,6 +43,7 @@ struct Step {
   std::unordered_map<int, memory> args;
   std::function<Status()> fn;
   std::string label;
+  int threads = 1;  // OpenMP threads the primitive was made for and runs with
 };
 
 class Compiler {
@@ -64,6 +65,18 @@ class Compiler {
   /// A float32 tensor with at least one element (what the primitives take).
   bool F32(int v) const;
 
+  /// Layout policy of the partition: convolutions write channel-blocked layouts (nChw16c) instead
+  /// of what format_tag::any picks, when the partition has a channel Concat of convolution
+  /// outputs at batch 1 (SqueezeNet's fire modules, Inception, DenseNet): their outputs then go
+  /// straight into the Concat's buffer, and the layers around them stay blocked (no reorders).
+  /// On other networks format_tag::any's choice was faster (docs/ONEDNN.md, "Layouts").
+  bool blocked_policy() const { return blocked_policy_; }
+
+  /// OpenMP threads for the steps added from now on (the primitives are made with this many
+  /// threads set too: some implementations split their work at creation).
+  void SetThreads(int n) { threads_ = n; }
+  int threads() const { return threads_; }
+
   size_t pos() const { return pos_; }
   void Begin(size_t p) { pos_ = start_ = p; }
   const Node& NodeAt(size_t p) const { return g_.nodes[part_.nodes[p]]; }
@@ -74,6 +87,7 @@ class Compiler {
   /// Marks the next node as computed by the current one and moves pos() to it.
   void AbsorbNext() {
     absorbed_[pos_ + 1] = 1;
+    notes_[pos_ + 1] = "fused into " + NodeAt(start_).name;
     ++pos_;
   }
 
@@ -92,6 +106,34 @@ class Compiler {
   /// After v's producer step: when v is live out and not in its slot yet, reorders it there.
   void Done(int v);
 
+  /// In-place channel concatenation: a Concat along axis 1 (rank 3-5, batch 1, every input's
+  /// channels a multiple of 8) whose inputs are each read only by it gets one private buffer in a
+  /// channel-blocked layout (nChw16c or nChw8c); a producer whose primitive accepts that layout
+  /// writes its part directly (one contiguous run of the buffer), so the Concat copies only the
+  /// inputs not written there.
+  struct ConcatTarget {
+    memory whole;                  // the Concat's output
+    int64_t block = 16;            // channel block of its layout
+    std::vector<int64_t> offsets;  // channel offset of each input
+    std::vector<char> written;     // input i was written in place by its producer
+    /// Input i (of shape s) as a memory over its part of `whole`.
+    memory Part(const Shape& s, size_t i, const dnnl::engine& eng) const;
+  };
+  /// The desc v's producer must write for v to go straight into its Concat's buffer (v is read
+  /// only by such a Concat later in this partition and is not live out), else a zero desc.
+  memory::desc ConcatPart(int v) const;
+  /// v's part of its Concat's buffer (call after the producer's primitive accepted ConcatPart's
+  /// desc; creates the buffer for the first part); v is held there and marked written.
+  memory ConcatOut(int v);
+  /// The buffer planned for the Concat producing y, or nullptr.
+  ConcatTarget* ConcatOf(int y);
+  /// aBc16b / aBcd16b / aBcde16b (or the 8b forms) for rank 3 / 4 / 5.
+  static memory::format_tag BlockedTag(size_t rank, int64_t block);
+  /// Holds v (produced in this partition) in `m`, a private buffer.
+  void Hold(int v, const memory& m);
+  /// Says how the current node is computed (for Notes) when no primitive step says it.
+  void Note(const std::string& s) { notes_[start_] = s; }
+
   void Add(dnnl::primitive p, std::unordered_map<int, memory> args, const std::string& impl = "");
   void AddFn(std::function<Status()> fn);
 
@@ -101,20 +143,25 @@ class Compiler {
   /// State to go back to when an op's primitive cannot be made (dnnl::error): its reference
   /// kernel runs instead.
   struct Snapshot {
-    size_t steps, held, impls, pos;
+    size_t steps, held, pos;
     std::vector<char> absorbed;
     std::vector<Rep> rep;
+    std::vector<std::string> notes;
+    std::unordered_map<int, ConcatTarget> concat;
   };
-  Snapshot Save() const { return {steps_.size(), held_.size(), impls_.size(), pos_, absorbed_, rep_}; }
+  Snapshot Save() const { return {steps_.size(), held_.size(), pos_, absorbed_, rep_, notes_, concat_}; }
   void Restore(const Snapshot& s);
 
-  /// The implementations chosen, one line per primitive ("node: impl"), for TARE_ONEDNN_VERBOSE.
-  const std::vector<std::string>& impls() const { return impls_; }
+  /// How each node of the partition is computed (Partition::nodes order): oneDNN's implementation
+  /// of its primitive (impl_info_str, e.g. "brg:avx512_core"), "fused into NODE", or "reference
+  /// kernel". For Executable::Notes and TARE_ONEDNN_VERBOSE.
+  const std::vector<std::string>& notes() const { return notes_; }
   std::vector<Step> TakeSteps() { return std::move(steps_); }
   std::vector<memory> TakeHeld() { return std::move(held_); }
 
  private:
   memory SlotMem(int v) const;
+  const Node* ConcatReader(int v, size_t* index, std::vector<int64_t>* offsets, int64_t* block) const;
   bool Overlap(int a, int b) const;
   void Reorder(const memory& from, const memory& to, const std::string& what);
 
@@ -131,7 +178,10 @@ class Compiler {
   size_t pos_ = 0, start_ = 0;  // start_: the node a fused chain starts with
   std::vector<Step> steps_;
   std::vector<memory> held_;
-  std::vector<std::string> impls_;
+  std::vector<std::string> notes_;
+  std::unordered_map<int, ConcatTarget> concat_;  // by the Concat's output value
+  bool blocked_policy_ = false;
+  int threads_ = 1;
 };
 
 /// Op table entry: Supports is decided from the graph (op, dtypes, attributes, which inputs are
@@ -147,6 +197,8 @@ bool IsF32(const Graph& g, int v);
 
 /// LSTM and GRU (rnn.cc).
 bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info);
+/// Why SupportsRnn is false for n (what ONNX semantics oneDNN's RNN primitives lack), or "".
+std::string RnnDeclines(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileRnn(Compiler& c, const Node& n);
 
 }  // namespace tare::onednn

@@ -274,21 +274,53 @@ Status CompileConv(Compiler& c, const Node& n) {
     wdims.assign(W.begin(), W.end());
   }
   const memory::dims xd = Dims(X), yd = Dims(Y);
-  auto make = [&](const memory::dims& pad_r) {
+  auto make = [&](const memory::dims& pad_r, const memory::desc& dst_md) {
     dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct, Any(xd), Any(wdims),
-                                      RowMajor({M}), Any(yd), strides, dil, pl, pad_r);
+                                      RowMajor({M}), dst_md, strides, dil, pl, pad_r);
     return dnnl::convolution_forward::primitive_desc(d, attr, c.engine());
   };
   dnnl::convolution_forward::primitive_desc pd;
+  memory::dims pad_r = pr;
   try {
-    pd = make(pr);
+    pd = make(pad_r, Any(yd));
   } catch (const dnnl::error&) {
-    memory::dims pr0 = pr;
     bool neg = false;
-    for (auto& v : pr0)
+    for (auto& v : pad_r)
       if (v < 0) v = 0, neg = true;
     if (!neg) throw;
-    pd = make(pr0);
+    pd = make(pad_r, Any(yd));
+  }
+  // Channel-blocked policy (see Compiler::blocked_policy): the destination in nChw16c (or
+  // nChw8c) when an implementation other than the reference one takes it.
+  if (c.blocked_policy() && yd.size() >= 3) {
+    for (int64_t block : {16, 8}) {
+      if (M % block != 0) continue;
+      try {
+        auto pd2 = make(pad_r, memory::desc(yd, memory::data_type::f32, Compiler::BlockedTag(yd.size(), block)));
+        if (std::string(pd2.impl_info_str()).find("ref") == std::string::npos) {
+          pd = pd2;
+          break;
+        }
+      } catch (const dnnl::error&) {
+      }
+    }
+  }
+  // Read only by a channel Concat: write straight into the Concat's buffer (channel-blocked) when
+  // a primitive other than the reference implementation takes that layout (under the blocked
+  // policy; else only when it is the layout oneDNN chose anyway).
+  bool in_concat = false;
+  if (sum_src < 0) {
+    const memory::desc part = c.ConcatPart(cur);
+    if (!part.is_zero() && (c.blocked_policy() || part == pd.dst_desc())) {
+      try {
+        dnnl::convolution_forward::primitive_desc pd2 = make(pad_r, part);
+        if (std::string(pd2.impl_info_str()).find("ref") == std::string::npos) {
+          pd = pd2;
+          in_concat = true;
+        }
+      } catch (const dnnl::error&) {
+      }
+    }
   }
   // Weights and bias: reordered once into the primitive's layout.
   memory wmem(pd.weights_desc(), c.engine());
@@ -304,7 +336,8 @@ Status CompileConv(Compiler& c, const Node& n) {
   memory src = c.In(x, pd.src_desc());
   std::vector<int> reads = {x};
   if (sum_src >= 0) reads.push_back(sum_src);
-  memory dst = c.Out(cur, pd.dst_desc(), reads);
+  memory dst = in_concat ? c.ConcatOut(cur) : c.Out(cur, pd.dst_desc(), reads);
+  if (in_concat) what += " -> Concat buffer";
   if (sum_src >= 0) {
     // The sum post-op adds dst's previous content: the Add's other operand, in dst's layout.
     memory other = c.Current(sum_src);
@@ -747,6 +780,25 @@ Status CompileConcat(Compiler& c, const Node& n) {
   TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", 0));
   if (axis < 0) axis += int64_t(Y.size());
   if (axis < 0 || axis >= int64_t(Y.size())) return c.CompileRef(n);
+  if (Compiler::ConcatTarget* t = c.ConcatOf(y)) {
+    // Planned in place: inputs not written there by their producers are reordered into their part.
+    int in_place = 0;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (t->written[i]) {
+        ++in_place;
+        continue;
+      }
+      const int v = n.inputs[i];
+      memory part = t->Part(c.shape(v), i, c.engine());
+      memory src = c.Current(v);
+      c.Add(dnnl::reorder(src, part), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, part}});
+    }
+    c.Hold(y, t->whole);
+    c.Note("in place: " + std::to_string(in_place) + " of " + std::to_string(n.inputs.size()) +
+           " inputs written into its buffer by their producers");
+    c.Done(y);
+    return Status::Ok();
+  }
   std::vector<memory> srcs;
   std::vector<memory::desc> mds;
   for (int v : n.inputs) {

@@ -53,26 +53,31 @@ memory At(const Compiler& c, const memory& base, size_t offset, const memory::de
 
 }  // namespace
 
-bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info) {
+std::string RnnDeclines(const Node& n, const Graph& g, const GraphInfo& info) {
   const bool lstm = n.op == "LSTM";
-  if (!lstm && n.op != "GRU") return false;
+  if (!lstm && n.op != "GRU") return "not an RNN";
   const size_t ni = n.inputs.size();
-  if (ni < 3 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1]) || !Known(info, n.inputs[2])) return false;
+  if (ni < 3 || !IsF32(g, n.inputs[0])) return "X is not float32";
+  if (!Known(info, n.inputs[1]) || !Known(info, n.inputs[2])) return "W and R must be known at plan time";
   auto opt_known = [&](size_t i) { return i >= ni || n.inputs[i] < 0 || Known(info, n.inputs[i]); };
-  if (!opt_known(3) || !opt_known(4)) return false;
-  if (lstm && ni > 7 && n.inputs[7] >= 0) return false;  // peepholes: ref
-  if (n.has("clip")) return false;
+  if (!opt_known(3) || !opt_known(4)) return "B and sequence_lens must be known at plan time";
+  if (lstm && ni > 7 && n.inputs[7] >= 0) return "peepholes (P): oneDNN's lstm_forward has none in this form";
+  if (n.has("clip")) return "clip: oneDNN's RNN primitives do not clip";
   Result<std::string> dir = n.GetString("direction", "forward");
   Result<int64_t> layout = n.GetInt("layout", 0);
   Result<int64_t> input_forget = n.GetInt("input_forget", 0);
-  if (!dir.ok() || !layout.ok() || !input_forget.ok() || *layout != 0) return false;
-  if (lstm && *input_forget != 0) return false;
+  if (!dir.ok() || !layout.ok() || !input_forget.ok()) return "invalid attributes";
+  if (*layout != 0) return "layout 1 (batch first)";
+  if (lstm && *input_forget != 0) return "input_forget (coupled gates)";
   for (const char* a : {"activation_alpha", "activation_beta"}) {
     auto it = n.attrs.find(a);
-    if (it != n.attrs.end() && !it->second.floats.empty()) return false;
+    if (it != n.attrs.end() && !it->second.floats.empty()) return std::string(a) + ": only the default activations";
   }
-  return DefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1);
+  if (!DefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1)) return "non-default activations";
+  return "";
 }
+
+bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info) { return RnnDeclines(n, g, info).empty(); }
 
 Status CompileRnn(Compiler& c, const Node& n) {
   auto in = [&](size_t i) { return i < n.inputs.size() ? n.inputs[i] : -1; };
@@ -111,6 +116,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
   struct Dir {
     dnnl::primitive prim;
     memory::desc wl, wi;
+    std::string impl;
     std::vector<float> wlv, wiv, bv;
   };
   std::vector<Dir> dirs(static_cast<size_t>(nd));
@@ -126,6 +132,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
                                   bias_md, y_md, state_md, state_md);
       dnnl::lstm_forward::primitive_desc pd(ld, c.engine());
       D.prim = dnnl::lstm_forward(pd);
+      D.impl = pd.impl_info_str();
       D.wl = pd.weights_layer_desc();
       D.wi = pd.weights_iter_desc();
     } else if (lbr) {
@@ -133,6 +140,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
                                      y_md, state_md);
       dnnl::lbr_gru_forward::primitive_desc pd(gd, c.engine());
       D.prim = dnnl::lbr_gru_forward(pd);
+      D.impl = pd.impl_info_str();
       D.wl = pd.weights_layer_desc();
       D.wi = pd.weights_iter_desc();
     } else {
@@ -140,6 +148,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
                                  state_md);
       dnnl::gru_forward::primitive_desc pd(gd, c.engine());
       D.prim = dnnl::gru_forward(pd);
+      D.impl = pd.impl_info_str();
       D.wl = pd.weights_layer_desc();
       D.wi = pd.weights_iter_desc();
     }
@@ -206,7 +215,8 @@ Status CompileRnn(Compiler& c, const Node& n) {
     const bool direct = ym && nd == 1;
     memory dl = direct ? At(c, ym, 0, y_md) : memory(y_md, c.engine());
     args[DNNL_ARG_DST_LAYER] = dl;
-    c.Add(D.prim, std::move(args), d == 0 ? std::string(lstm ? "lstm" : lbr ? "lbr_gru" : "gru") + " (one primitive per direction)" : "");
+    c.Add(D.prim, std::move(args),
+          std::string(lstm ? "lstm " : lbr ? "lbr_gru " : "gru ") + D.impl + (nd == 2 ? " (one primitive per direction)" : ""));
     if (ym && !direct) {
       memory half(memory::desc({S, B, H}, dt::f32, {nd * B * H, H, 1}), c.engine(),
                   static_cast<float*>(ym.get_data_handle()) + off);

@@ -424,6 +424,70 @@ TEST_CASE("onednn Concat: every axis, plain and after a conv, three inputs; Flat
   Report();
 }
 
+/// Session::Notes() of the node called `node`.
+std::string NoteOf(const Session& s, const std::string& node) {
+  const std::vector<std::pair<std::string, std::string>> p = s.Placement();
+  const std::vector<std::string> notes = s.Notes();
+  for (size_t i = 0; i < p.size() && i < notes.size(); ++i)
+    if (p[i].first == node) return notes[i];
+  return "?";
+}
+
+TEST_CASE("onednn Concat in place: convolutions write their channels of the Concat's buffer (SqueezeNet's fire)") {
+  std::mt19937 rng(5);
+  // variant 0: conv+Relu and conv+Relu (both in place); 1: conv and MaxPool (the pool's part is
+  // reordered into the buffer); 2: the first conv's output is traced (live out: not in place);
+  // 3: channels 12 + 20 (not multiples of 8: an ordinary concat); 4: batch 2 (ordinary). In 1 and 2
+  // the other input is written in place, and the one not written is reordered into the buffer.
+  for (int variant = 0; variant < 5; ++variant) {
+    CAPTURE(variant);
+    const int64_t N = variant == 4 ? 2 : 1, C = 16, M1 = variant == 3 ? 12 : 32, M2 = variant == 3 ? 20 : 16;
+    G g;
+    int x = g.Input("x", {N, C, 9, 9});
+    int sq = g.Add(NodeOf("Relu"), {g.Add(NodeOf("Conv"), {x, g.Const("ws", RandF32({C, C, 1, 1}, rng))}, "squeeze")}, "sq");
+    int a = g.Add(NodeOf("Relu"), {g.Add(NodeOf("Conv"), {sq, g.Const("w1", RandF32({M1, C, 1, 1}, rng)),
+                                                           g.Const("b1", RandF32({M1}, rng))}, "e1")}, "e1r");
+    int b = variant == 1 ? g.Add(NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{3, 3})
+                                     .Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                                 {sq}, "pool")
+                         : g.Add(NodeOf("Relu"), {g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                                                        {sq, g.Const("w3", RandF32({M2, C, 3, 3}, rng))}, "e3")},
+                                 "e3r");
+    int cat = g.Add(NodeOf("Concat").Attr("axis", 1), {a, b}, "cat");
+    // The next layer reads the concatenation (in whatever layout it is held).
+    const int64_t Ct = variant == 1 ? M1 + C : M1 + M2;
+    g.g->outputs.push_back(g.Add(NodeOf("Conv"), {cat, g.Const("wn", RandF32({8, Ct, 1, 1}, rng))}, "next"));
+    g.g->outputs.push_back(cat);
+    const Tensor xin = RandF32({N, C, 9, 9}, rng);
+    std::vector<std::string> trace;
+    if (variant == 2) trace = {"e1r"};
+    auto ref = MakeSession(g.g, "ref64", 1, trace);
+    std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
+    for (int threads : {1, 2}) {
+      auto s = MakeSession(g.g, kBackend, threads, trace);
+      std::vector<NamedTensor> got = RunS(*s, {{"x", xin}});
+      const std::string note = NoteOf(*s, "cat");
+      MESSAGE("variant " << variant << ": Concat: " << note);
+      if (variant == 0) CHECK(note.find("in place: 2 of 2") != std::string::npos);
+      if (variant == 1 || variant == 2) CHECK(note.find("in place: 1 of 2") != std::string::npos);
+      if (variant >= 3) CHECK(note.find("in place") == std::string::npos);
+      for (size_t o = 0; o < want.size(); ++o) {
+        // Dots of at most 9 * 16 terms (x, weights in [-1, 1]), twice.
+        const double ymax = MaxAbs(want[o].tensor);
+        REQUIRE(got[o].tensor.shape == want[o].tensor.shape);
+        for (int64_t i = 0; i < want[o].tensor.numel(); ++i)
+          REQUIRE(std::fabs(ReadDouble(got[o].tensor, i) - ReadDouble(want[o].tensor, i)) <= 300 * kEps32 * (ymax + 1));
+      }
+      if (variant == 2) {
+        std::vector<TraceEntry> tg = s->Trace(), tw = ref->Trace();
+        REQUIRE(tg.size() == 1);
+        for (int64_t i = 0; i < tw[0].tensor.numel(); ++i)
+          REQUIRE(std::fabs(ReadDouble(tg[0].tensor, i) - ReadDouble(tw[0].tensor, i)) <= 1e-5);
+      }
+    }
+  }
+}
+
 TEST_CASE("onednn multi-node graph: partitions around a ref node, traced values, re-plan, determinism") {
   std::mt19937 rng(42);
   G g;
@@ -515,6 +579,20 @@ TEST_CASE("onednn leaves what it does not claim to ref: MaxPool with Indices, Tr
   CHECK(PlacementOf(*s, "mp") == "ref");
   // Integer Add: the float path does not claim it.
   CHECK(RanOn(NodeOf("Add"), {I64({3}, {1, 2, 3}), I64({3}, {4, 5, 6})}) == "ref");
+  // An LSTM with clip runs on ref, and the notes say why onednn declined it.
+  {
+    G gl;
+    const int64_t S = 3, B = 1, I = 2, H = 4;
+    int xl = gl.Input("x", {S, B, I});
+    Node lstm = NodeOf("LSTM", 3).Attr("hidden_size", H).Attr("clip", 2.0);
+    int y = gl.Add(lstm, {xl, gl.Const("W", RandF32({1, 4 * H, I}, rng)), gl.Const("R", RandF32({1, 4 * H, H}, rng))}, "lstm", 3);
+    gl.g->outputs.push_back(y);
+    for (size_t k = 1; k < gl.g->nodes.back().outputs.size(); ++k) gl.g->values[gl.g->nodes.back().outputs[k]].dtype = DType::kFloat32;
+    auto sl = MakeSession(gl.g, kBackend, 1);
+    RunS(*sl, {{"x", RandF32({S, B, I}, rng)}});
+    CHECK(PlacementOf(*sl, "lstm") == "ref");
+    CHECK(NoteOf(*sl, "lstm").find("onednn declines: clip") != std::string::npos);
+  }
 }
 
 TEST_CASE("onednn LSTM and GRU: directions, initial states, bias, linear_before_reset, every output") {
