@@ -118,6 +118,11 @@ class Converter {
     DType dtype = DType::kUndefined;
     Shape shape;  // TFLite shape (static)
   };
+  /// Tensor t's state; an absent optional input (-1) or an index out of range reads as a tensor
+  /// with no value, rank 0 and no dtype (so rank and dtype checks reject it), never out of bounds.
+  /// Writes to it go to a scratch state, reset before each op.
+  TState& S(int t) { return t >= 0 && static_cast<size_t>(t) < ts_.size() ? ts_[t] : absent_; }
+  const TState& S(int t) const { return t >= 0 && static_cast<size_t>(t) < ts_.size() ? ts_[t] : absent_; }
 
   // ---- reading the flatbuffer ------------------------------------------------------------
   Status ReadTensors();
@@ -136,14 +141,14 @@ class Converter {
             std::map<std::string, Attr> attrs = {});
 
   // Tensor views.
-  int Rank(int t) const { return static_cast<int>(ts_[t].shape.size()); }
-  bool IsConst(int t) const { return t >= 0 && ts_[t].is_const; }
+  int Rank(int t) const { return static_cast<int>(S(t).shape.size()); }
+  bool IsConst(int t) const { return t >= 0 && S(t).is_const; }
   /// The IR value of tensor t in TFLite's layout.
   Result<int> Plain(int t);
   /// The IR value of rank-4 tensor t in NCHW.
   Result<int> Nchw(int t);
   /// Whether tensor t is currently held in NCHW only (or prefers it).
-  bool HasNchw(int t) const { return t >= 0 && ts_[t].nchw >= 0; }
+  bool HasNchw(int t) const { return t >= 0 && S(t).nchw >= 0; }
   /// Name for the value carrying tensor t in the given layout (see the header: outputs' NHWC value
   /// has the TFLite name, otherwise the NCHW value has it).
   std::string NameFor(int t, bool nchw) const;
@@ -193,6 +198,7 @@ class Converter {
   const tfl::SubGraph* sg_ = nullptr;
   Graph* g_ = nullptr;
   std::vector<TState> ts_;
+  TState absent_;  // what S() gives for an absent or out-of-range tensor index
   std::vector<char> is_graph_output_, is_graph_input_;
   std::set<std::string> names_;
   size_t op_index_ = 0;
@@ -387,7 +393,7 @@ Status Converter::ReadTensors() {
   ts_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const tfl::Tensor* t = tensors->Get(static_cast<flatbuffers::uoffset_t>(i));
-    TState& s = ts_[i];
+    TState& s = S(i);
     Result<DType> dt = MapType(t->type());
     if (!dt.ok()) return Status::Error(file_ + ": tensor " + std::to_string(i) + ": " + dt.status().message());
     s.dtype = *dt;
@@ -462,7 +468,7 @@ std::string Converter::NameFor(int t, bool nchw) const {
 
 Result<int> Converter::Plain(int t) {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return Error("tensor index " + std::to_string(t) + " is out of range");
-  TState& s = ts_[t];
+  TState& s = S(t);
   if (s.plain >= 0) return s.plain;
   if (s.is_const) {
     s.plain = Const(NameFor(t, false), s.data);
@@ -475,7 +481,7 @@ Result<int> Converter::Plain(int t) {
 
 Result<int> Converter::Nchw(int t) {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return Error("tensor index " + std::to_string(t) + " is out of range");
-  TState& s = ts_[t];
+  TState& s = S(t);
   if (Rank(t) != 4) return Error("tensor " + std::to_string(t) + " must have rank 4, has shape " + ShapeStr(s.shape));
   if (s.nchw >= 0) return s.nchw;
   if (s.is_const) {
@@ -501,7 +507,7 @@ bool Applied(tfl::ActivationFunctionType act) {
 
 int Converter::OutValue(int t, bool nchw, tfl::ActivationFunctionType act) {
   const std::string name = NameFor(t, nchw);
-  return NewValue(Applied(act) ? name + "/pre_activation" : name, ts_[t].dtype);
+  return NewValue(Applied(act) ? name + "/pre_activation" : name, S(t).dtype);
 }
 
 Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionType act) {
@@ -510,14 +516,14 @@ Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionT
   const std::string node = OpName(t);
   switch (act) {
     case tfl::ActivationFunctionType::NONE: break;
-    case tfl::ActivationFunctionType::RELU: v = Node1("Relu", node + "/relu", {core}, name, ts_[t].dtype); break;
+    case tfl::ActivationFunctionType::RELU: v = Node1("Relu", node + "/relu", {core}, name, S(t).dtype); break;
     case tfl::ActivationFunctionType::RELU6:
       v = Node1("Clip", node + "/relu6", {core, Const(node + "/relu6/min", Float32Scalar(0)), Const(node + "/relu6/max", Float32Scalar(6))},
-                name, ts_[t].dtype);
+                name, S(t).dtype);
       break;
     case tfl::ActivationFunctionType::RELU_N1_TO_1:
       v = Node1("Clip", node + "/relu_n1_to_1",
-                {core, Const(node + "/relu1/min", Float32Scalar(-1)), Const(node + "/relu1/max", Float32Scalar(1))}, name, ts_[t].dtype);
+                {core, Const(node + "/relu1/min", Float32Scalar(-1)), Const(node + "/relu1/max", Float32Scalar(1))}, name, S(t).dtype);
       break;
     // TFLite's float kernels clamp to the activation's range, and TANH and SIGN_BIT have none
     // (CalculateActivationRange leaves them unbounded): a fused TANH is not applied, so tare does
@@ -527,7 +533,7 @@ Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionT
     default: return Error("fused activation " + std::to_string(static_cast<int>(act)) + " is not supported");
   }
 
-  TState& s = ts_[t];
+  TState& s = S(t);
   if (nchw) {
     s.nchw = v;
   } else {
@@ -538,7 +544,7 @@ Status Converter::SetOutput(int t, int core, bool nchw, tfl::ActivationFunctionT
 
 Result<std::vector<int64_t>> Converter::ConstInts(int t, const char* what) {
   if (!IsConst(t)) return Error(std::string(what) + " must be a constant tensor");
-  const Tensor& d = ts_[t].data;
+  const Tensor& d = S(t).data;
   if (d.dtype != DType::kInt32 && d.dtype != DType::kInt64) return Error(std::string(what) + " must be int32 or int64");
   std::vector<int64_t> v(static_cast<size_t>(d.numel()));
   for (int64_t i = 0; i < d.numel(); ++i) v[static_cast<size_t>(i)] = ReadInt(d, i);
@@ -547,8 +553,8 @@ Result<std::vector<int64_t>> Converter::ConstInts(int t, const char* what) {
 
 Result<Tensor> Converter::ConstFloat(int t) {
   if (!IsConst(t)) return Error("tensor " + std::to_string(t) + " must be a constant");
-  if (ts_[t].data.dtype == DType::kFloat32) return ts_[t].data;
-  return ConvertTensor(ts_[t].data, DType::kFloat32);
+  if (S(t).data.dtype == DType::kFloat32) return S(t).data;
+  return ConvertTensor(S(t).data, DType::kFloat32);
 }
 
 // ---- ops -------------------------------------------------------------------------------------
@@ -578,13 +584,13 @@ Status Converter::Conv(const tfl::Operator& op, bool depthwise) {
     if (!o) return Error("missing DepthwiseConv2DOptions");
     sh = o->stride_h(), sw = o->stride_w(), dh = o->dilation_h_factor(), dw = o->dilation_w_factor();
     pad = o->padding(), act = o->fused_activation_function();
-    group = ts_[x].shape[3];
+    group = S(x).shape[3];
   } else {
     const auto* o = op.builtin_options_as_Conv2DOptions();
     if (!o) return Error("missing Conv2DOptions");
     sh = o->stride_h(), sw = o->stride_w(), dh = o->dilation_h_factor(), dw = o->dilation_w_factor();
     pad = o->padding(), act = o->fused_activation_function();
-    const int64_t cin = ts_[x].shape[3], wi = ts_[w].shape[3];
+    const int64_t cin = S(x).shape[3], wi = S(w).shape[3];
     if (wi <= 0 || cin % wi) return Error("input channels " + std::to_string(cin) + " are not a multiple of the filter's " + std::to_string(wi));
     group = cin / wi;
   }
@@ -597,7 +603,7 @@ Status Converter::Conv(const tfl::Operator& op, bool depthwise) {
     wv = Const(TName(w) + "/oihw", PermuteTensor(wf, wperm));
   } else {
     TARE_ASSIGN_OR_RETURN(int wp, Plain(w));
-    wv = Node1("Transpose", OpName(y) + "/filter_oihw", {wp}, TName(w) + "/oihw", ts_[w].dtype, {{"perm", IntsAttr(wperm)}});
+    wv = Node1("Transpose", OpName(y) + "/filter_oihw", {wp}, TName(w) + "/oihw", S(w).dtype, {{"perm", IntsAttr(wperm)}});
   }
   std::vector<int> ins;
   TARE_ASSIGN_OR_RETURN(int xv, Nchw(x));
@@ -624,9 +630,9 @@ Status Converter::TransposeConv(const tfl::Operator& op, int x, int w, int b, in
   (void)op;
   if (Rank(x) != 4 || Rank(w) != 4 || Rank(out) != 4) return Error("input, filter and output must have rank 4");
   if (sh < 1 || sw < 1) return Error("strides must be >= 1");
-  const Shape& xs = ts_[x].shape;
-  const Shape& ws = ts_[w].shape;
-  const Shape& ys = ts_[out].shape;
+  const Shape& xs = S(x).shape;
+  const Shape& ws = S(w).shape;
+  const Shape& ys = S(out).shape;
   if (ws[3] != xs[3]) return Error("filter input channels " + std::to_string(ws[3]) + " do not match the input's " + std::to_string(xs[3]));
   std::vector<int64_t> pads(4), outpad(2);
   const int64_t s[2] = {sh, sw};
@@ -691,7 +697,7 @@ Status Converter::Binary(const tfl::Operator& op, const std::string& ir_op, tfl:
       ins.push_back(v);
       continue;
     }
-    Tensor c = ts_[t].data;
+    Tensor c = S(t).data;
     Shape s4(4 - c.shape.size(), 1);
     s4.insert(s4.end(), c.shape.begin(), c.shape.end());
     c.shape = s4;
@@ -725,13 +731,13 @@ Status Converter::FullyConnected(const tfl::Operator& op) {
   if (o && o->weights_format() != 0) return Error("shuffled weights are not supported");
   const int x = in[0], w = in[1], b = in.size() > 2 ? in[2] : -1, y = out[0];
   if (Rank(w) != 2) return Error("weights must have rank 2 [units, input depth]");
-  const int64_t depth = ts_[w].shape[1];
+  const int64_t depth = S(w).shape[1];
   TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
   // The input is flattened to [-1, depth] in TFLite's (NHWC) order.
   int x2 = xv;
-  if (Rank(x) != 2 || ts_[x].shape[1] != depth)
+  if (Rank(x) != 2 || S(x).shape[1] != depth)
     x2 = Node1("Reshape", OpName(y) + "/flatten", {xv, ConstI64(OpName(y) + "/flatten/shape", {-1, depth})},
-               OpName(y) + "/flattened", ts_[x].dtype);
+               OpName(y) + "/flattened", S(x).dtype);
   int wv;
   if (IsConst(w)) {
     TARE_ASSIGN_OR_RETURN(Tensor wf, ConstFloat(w));
@@ -745,10 +751,10 @@ Status Converter::FullyConnected(const tfl::Operator& op) {
     ins.push_back(bv);
   }
   const bool keep = o && o->keep_num_dims() && Rank(y) != 2;
-  const int core = keep ? NewValue(OpName(y) + "/2d", ts_[y].dtype) : OutValue(y, false, act);
+  const int core = keep ? NewValue(OpName(y) + "/2d", S(y).dtype) : OutValue(y, false, act);
   AddNode("Gemm", OpName(y), ins, {core}, {{"transB", IntAttr(1)}});
   if (!keep) return SetOutput(y, core, false, act);
-  std::vector<int64_t> shape(ts_[y].shape.begin(), ts_[y].shape.end());
+  std::vector<int64_t> shape(S(y).shape.begin(), S(y).shape.end());
   const int r = OutValue(y, false, act);
   AddNode("Reshape", OpName(y) + "/keep_num_dims", {core, ConstI64(OpName(y) + "/keep_num_dims/shape", shape)}, {r});
   return SetOutput(y, r, false, act);
@@ -822,7 +828,7 @@ Status Converter::StridedSlice(const tfl::Operator& op) {
     int64_t e = (o->end_mask() >> i) & 1 ? (st > 0 ? kMax : kMin) : end[i];
     if (shrink) {
       b = begin[i];
-      const int64_t dim = ts_[in[0]].shape[i];
+      const int64_t dim = S(in[0]).shape[i];
       const int64_t bb = b < 0 ? b + dim : b;
       if (bb < 0 || bb >= dim) return Error("shrink index " + std::to_string(b) + " is out of range for dim " + std::to_string(dim));
       b = bb;
@@ -836,9 +842,9 @@ Status Converter::StridedSlice(const tfl::Operator& op) {
   const std::string nm = OpName(y);
   int v = Node1("Slice", nm, {xv, ConstI64(nm + "/starts", starts), ConstI64(nm + "/ends", ends), ConstI64(nm + "/axes", axes),
                               ConstI64(nm + "/steps", steps)},
-                squeeze.empty() ? NameFor(y, false) : nm + "/sliced", ts_[y].dtype);
-  if (!squeeze.empty()) v = Node1("Squeeze", nm + "/shrink", {v, ConstI64(nm + "/shrink/axes", squeeze)}, NameFor(y, false), ts_[y].dtype);
-  ts_[y].plain = v;
+                squeeze.empty() ? NameFor(y, false) : nm + "/sliced", S(y).dtype);
+  if (!squeeze.empty()) v = Node1("Squeeze", nm + "/shrink", {v, ConstI64(nm + "/shrink/axes", squeeze)}, NameFor(y, false), S(y).dtype);
+  S(y).plain = v;
   return Status::Ok();
 }
 
@@ -934,13 +940,13 @@ Status Converter::Lstm(const tfl::Operator& op) {
   int v = Node1("Squeeze", nm + "/squeeze", {Y, ConstI64(nm + "/squeeze/axes", {1})}, time_major ? NameFor(out[0], false) : nm + "/y_time_major",
                 DType::kFloat32);
   if (!time_major) v = Node1("Transpose", nm + "/batch_major", {v}, NameFor(out[0], false), DType::kFloat32, {{"perm", IntsAttr({1, 0, 2})}});
-  ts_[out[0]].plain = v;
+  S(out[0]).plain = v;
   return Status::Ok();
 }
 
 Shape Converter::DeclaredShape(int t) const {
   const tfl::Tensor* tt = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
-  Shape s = ts_[t].shape;
+  Shape s = S(t).shape;
   if (tt->shape_signature() && tt->shape_signature()->size() == s.size())
     for (size_t d = 0; d < s.size(); ++d)
       if (tt->shape_signature()->Get(static_cast<flatbuffers::uoffset_t>(d)) < 0) s[d] = -1;
@@ -960,7 +966,7 @@ int64_t ZeroPoint(const tfl::QuantizationParameters& q, size_t i) {
 
 bool Converter::IsQuant(int t) const {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return false;
-  const DType d = ts_[t].dtype;
+  const DType d = S(t).dtype;
   if (d != DType::kInt8 && d != DType::kUInt8 && d != DType::kInt16) return false;
   const auto* q = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->quantization();
   return q && q->scale() && q->scale()->size();
@@ -1005,11 +1011,11 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
   // QUANTIZE (float -> int, or int -> int) and DEQUANTIZE of run-time tensors.
   if (code == QUANTIZE) {
     if (!qout) return Error("QUANTIZE to a tensor without scales");
-    std::map<std::string, Attr> a = {{"to", IntAttr(static_cast<int>(ts_[y].dtype))}};
+    std::map<std::string, Attr> a = {{"to", IntAttr(static_cast<int>(S(y).dtype))}};
     TARE_RETURN_IF_ERROR(QuantAttrs(y, "y_scale", "y_zero_point", &a));
     if (qin) TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scale", "x_zero_point", &a));
     TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
-    ts_[y].plain = Node1("Quantize", OpName(y), {xv}, NameFor(y, false), ts_[y].dtype, a);
+    S(y).plain = Node1("Quantize", OpName(y), {xv}, NameFor(y, false), S(y).dtype, a);
     g_->nodes.back().domain = "tflite";
     *handled = true;
     return Status::Ok();
@@ -1019,7 +1025,7 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
     TARE_RETURN_IF_ERROR(QuantAttrs(x, "x_scales", "x_zero_points", &a, true));
     a["axis"] = IntAttr(sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(x))->quantization()->quantized_dimension());
     TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
-    ts_[y].plain = Node1("Dequantize", OpName(y), {xv}, NameFor(y, false), DType::kFloat32, a);
+    S(y).plain = Node1("Dequantize", OpName(y), {xv}, NameFor(y, false), DType::kFloat32, a);
     g_->nodes.back().domain = "tflite";
     *handled = true;
     return Status::Ok();
@@ -1043,7 +1049,7 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
   auto weights = [&](int w, int b) -> Status {
     if (!IsConst(w)) return Error("quantized weights must be constants");
     TARE_RETURN_IF_ERROR(QuantAttrs(w, "w_scales", "w_zero_points", &a, true));
-    ins.push_back(Const(TName(w), ts_[w].data));
+    ins.push_back(Const(TName(w), S(w).data));
     if (b >= 0) {
       if (!IsConst(b)) return Error("the bias must be a constant");
       // A per-tensor bias scale goes to the kernels, which check it as TFLite's Prepare does.
@@ -1054,7 +1060,7 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
           return Error("bias tensor " + std::to_string(b) + " has scale " + std::to_string(bs) + "; it must be finite and > 0");
         a["bias_scale"] = FloatAttr(bs);
       }
-      ins.push_back(Const(TName(b), ts_[b].data));
+      ins.push_back(Const(TName(b), S(b).data));
     }
     return Status::Ok();
   };
@@ -1137,8 +1143,8 @@ Status Converter::Quantized(const tfl::Operator& op, int code, bool* handled) {
     default: return Error("the quantized form is not supported");
   }
   const Shape ys = DeclaredShape(y);
-  ts_[y].plain = NewValue(NameFor(y, false), ts_[y].dtype, &ys);
-  AddNode(ir, OpName(y), ins, {ts_[y].plain}, a);
+  S(y).plain = NewValue(NameFor(y, false), S(y).dtype, &ys);
+  AddNode(ir, OpName(y), ins, {S(y).plain}, a);
   g_->nodes.back().domain = "tflite";
   *handled = true;
   return Status::Ok();
@@ -1148,12 +1154,13 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
   (void)index;
   (void)version;
   const std::vector<int> in = Ins(op), out = Outs(op);
+  absent_ = TState();
   for (int t : in)
     if (t >= static_cast<int>(ts_.size()) || t < -1) return Error("input tensor index " + std::to_string(t) + " is out of range");
   for (int t : out)
     if (t < 0 || t >= static_cast<int>(ts_.size())) return Error("output tensor index " + std::to_string(t) + " is out of range");
   for (int t : out)
-    if (ts_[t].is_const || ts_[t].plain >= 0 || ts_[t].nchw >= 0) return Error("writes tensor " + std::to_string(t) + ", which already has a value");
+    if (S(t).is_const || S(t).plain >= 0 || S(t).nchw >= 0) return Error("writes tensor " + std::to_string(t) + ", which already has a value");
   auto need = [&](size_t n_in, size_t n_out) -> Status {
     if (in.size() < n_in || out.size() != n_out || std::any_of(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n_in), [](int t) { return t < 0; }))
       return Error("expects " + std::to_string(n_in) + " input(s) and " + std::to_string(n_out) + " output(s)");
@@ -1214,7 +1221,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       TARE_RETURN_IF_ERROR(need(1, 1));
       const bool nchw = HasNchw(in[0]);
       TARE_ASSIGN_OR_RETURN(int xv, nchw ? Nchw(in[0]) : Plain(in[0]));
-      const int y = NewValue(NameFor(out[0], nchw), ts_[out[0]].dtype);
+      const int y = NewValue(NameFor(out[0], nchw), S(out[0]).dtype);
       AddNode("Mul", OpName(out[0]), {xv, xv}, {y});
       return SetOutput(out[0], y, nchw, A::NONE);
     }
@@ -1231,10 +1238,10 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       if (IsConst(x)) {
         // Folded now: float16 -> float32 exactly; int8/uint8/int16 as TFLite does: float(q - zp) * scale.
         Tensor f;
-        if (ts_[x].dtype == DType::kFloat16) {
-          TARE_ASSIGN_OR_RETURN(f, ConvertTensor(ts_[x].data, DType::kFloat32));
+        if (S(x).dtype == DType::kFloat16) {
+          TARE_ASSIGN_OR_RETURN(f, ConvertTensor(S(x).data, DType::kFloat32));
         } else if (has_q) {
-          const Tensor& d = ts_[x].data;
+          const Tensor& d = S(x).data;
           const int64_t nscale = q->scale()->size();
           const int64_t axis = q->quantized_dimension();
           if (nscale > 1 && (axis < 0 || axis >= static_cast<int64_t>(d.shape.size()) || d.shape[axis] != nscale))
@@ -1250,31 +1257,31 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
             f.as<float>()[i] = static_cast<float>(ReadInt(d, i) - zp) * scale;
           }
         } else {
-          return Error("dequantizes a constant of type " + DTypeName(ts_[x].dtype) + " without scales");
+          return Error("dequantizes a constant of type " + DTypeName(S(x).dtype) + " without scales");
         }
-        ts_[y].is_const = true;
-        ts_[y].data = f;
+        S(y).is_const = true;
+        S(y).data = f;
         return Status::Ok();
       }
-      if (ts_[x].dtype == DType::kFloat16) {
+      if (S(x).dtype == DType::kFloat16) {
         TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
-        ts_[y].plain = Node1("Cast", OpName(y), {xv}, NameFor(y, false), DType::kFloat32, {{"to", IntAttr(static_cast<int>(DType::kFloat32))}});
+        S(y).plain = Node1("Cast", OpName(y), {xv}, NameFor(y, false), DType::kFloat32, {{"to", IntAttr(static_cast<int>(DType::kFloat32))}});
         return Status::Ok();
       }
-      return Error("dequantizing a run-time " + DTypeName(ts_[x].dtype) + " tensor (quantized models) is not supported yet");
+      return Error("dequantizing a run-time " + DTypeName(S(x).dtype) + " tensor (quantized models) is not supported yet");
     }
     case DENSIFY: {
       TARE_RETURN_IF_ERROR(need(1, 1));
       if (!IsConst(in[0])) return Error("the input must be a constant (sparse weights)");
-      ts_[out[0]].is_const = true;
-      ts_[out[0]].data = ts_[in[0]].data;  // already dense: sparse buffers are densified when read
+      S(out[0]).is_const = true;
+      S(out[0]).data = S(in[0]).data;  // already dense: sparse buffers are densified when read
       return Status::Ok();
     }
     case CAST: {
       TARE_RETURN_IF_ERROR(need(1, 1));
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
-      ts_[out[0]].plain = Node1("Cast", OpName(out[0]), {xv}, NameFor(out[0], false), ts_[out[0]].dtype,
-                                {{"to", IntAttr(static_cast<int>(ts_[out[0]].dtype))}});
+      S(out[0]).plain = Node1("Cast", OpName(out[0]), {xv}, NameFor(out[0], false), S(out[0]).dtype,
+                                {{"to", IntAttr(static_cast<int>(S(out[0]).dtype))}});
       return Status::Ok();
     }
     case PAD:
@@ -1297,7 +1304,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
         TARE_ASSIGN_OR_RETURN(int cv, Plain(in[2]));
         ins.push_back(cv);
       }
-      const int y = NewValue(NameFor(out[0], nchw), ts_[out[0]].dtype);
+      const int y = NewValue(NameFor(out[0], nchw), S(out[0]).dtype);
       AddNode("Pad", nm, ins, {y}, {{"mode", StrAttr("constant")}});
       return SetOutput(out[0], y, nchw, A::NONE);
     }
@@ -1309,11 +1316,11 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       } else if (const auto* o = op.builtin_options_as_ReshapeOptions(); o && o->new_shape()) {
         shape.assign(o->new_shape()->begin(), o->new_shape()->end());
       } else {
-        shape.assign(ts_[out[0]].shape.begin(), ts_[out[0]].shape.end());
+        shape.assign(S(out[0]).shape.begin(), S(out[0]).shape.end());
       }
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
       const std::string nm = OpName(out[0]);
-      ts_[out[0]].plain = Node1("Reshape", nm, {xv, ConstI64(nm + "/shape", shape)}, NameFor(out[0], false), ts_[out[0]].dtype,
+      S(out[0]).plain = Node1("Reshape", nm, {xv, ConstI64(nm + "/shape", shape)}, NameFor(out[0], false), S(out[0]).dtype,
                                 {{"allowzero", IntAttr(1)}});
       return Status::Ok();
     }
@@ -1326,7 +1333,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       const std::string nm = OpName(out[0]);
       std::vector<int> ins = {xv};
       if (!axes.empty()) ins.push_back(ConstI64(nm + "/axes", axes));
-      ts_[out[0]].plain = Node1("Squeeze", nm, ins, NameFor(out[0], false), ts_[out[0]].dtype);
+      S(out[0]).plain = Node1("Squeeze", nm, ins, NameFor(out[0], false), S(out[0]).dtype);
       return Status::Ok();
     }
     case EXPAND_DIMS: {
@@ -1334,14 +1341,14 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ConstInts(in[1], "axis"));
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
       const std::string nm = OpName(out[0]);
-      ts_[out[0]].plain = Node1("Unsqueeze", nm, {xv, ConstI64(nm + "/axes", axes)}, NameFor(out[0], false), ts_[out[0]].dtype);
+      S(out[0]).plain = Node1("Unsqueeze", nm, {xv, ConstI64(nm + "/axes", axes)}, NameFor(out[0], false), S(out[0]).dtype);
       return Status::Ok();
     }
     case TRANSPOSE: {
       TARE_RETURN_IF_ERROR(need(2, 1));
       TARE_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ConstInts(in[1], "perm"));
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
-      ts_[out[0]].plain = Node1("Transpose", OpName(out[0]), {xv}, NameFor(out[0], false), ts_[out[0]].dtype, {{"perm", IntsAttr(perm)}});
+      S(out[0]).plain = Node1("Transpose", OpName(out[0]), {xv}, NameFor(out[0], false), S(out[0]).dtype, {{"perm", IntsAttr(perm)}});
       return Status::Ok();
     }
     case CONCATENATION: {
@@ -1398,8 +1405,8 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       }
       TARE_ASSIGN_OR_RETURN(int xv, Nchw(in[0]));
       const std::string nm = OpName(out[0]);
-      const Shape& xs = ts_[in[0]].shape;
-      const int y = NewValue(NameFor(out[0], true), ts_[out[0]].dtype);
+      const Shape& xs = S(in[0]).shape;
+      const int y = NewValue(NameFor(out[0], true), S(out[0]).dtype);
       AddNode("Resize", nm, {xv, -1, -1, ConstI64(nm + "/sizes", {xs[0], xs[3], size[0], size[1]})}, {y}, attrs);
       return SetOutput(out[0], y, true, A::NONE);
     }
@@ -1414,7 +1421,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       }
       if (bs < 1) return Error("block_size must be >= 1");
       TARE_ASSIGN_OR_RETURN(int xv, Nchw(in[0]));
-      const int y = NewValue(NameFor(out[0], true), ts_[out[0]].dtype);
+      const int y = NewValue(NameFor(out[0], true), S(out[0]).dtype);
       // TensorFlow's channel order (i * bs + j) * C + c is ONNX's DCR mode (and SpaceToDepth's).
       std::map<std::string, Attr> attrs = {{"blocksize", IntAttr(bs)}};
       if (code == DEPTH_TO_SPACE) attrs["mode"] = StrAttr("DCR");
@@ -1436,7 +1443,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       TARE_ASSIGN_OR_RETURN(int xv, nchw ? Nchw(in[0]) : Plain(in[0]));
       const std::string nm = OpName(out[0]);
       if (beta != 1) xv = Node1("Mul", nm + "/beta", {xv, Const(nm + "/beta", Float32Scalar(beta))}, nm + "/scaled", DType::kFloat32);
-      const int y = NewValue(NameFor(out[0], nchw), ts_[out[0]].dtype);
+      const int y = NewValue(NameFor(out[0], nchw), S(out[0]).dtype);
       AddNode(code == SOFTMAX ? "Softmax" : "LogSoftmax", nm, {xv}, {y}, {{"axis", IntAttr(nchw ? 1 : -1)}});
       return SetOutput(out[0], y, nchw, A::NONE);
     }
@@ -1463,7 +1470,7 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       if (o && o->batch_dims() != 0) return Error("batch_dims != 0 is not supported");
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
       TARE_ASSIGN_OR_RETURN(int iv, Plain(in[1]));
-      ts_[out[0]].plain = Node1("Gather", OpName(out[0]), {xv, iv}, NameFor(out[0], false), ts_[out[0]].dtype,
+      S(out[0]).plain = Node1("Gather", OpName(out[0]), {xv, iv}, NameFor(out[0], false), S(out[0]).dtype,
                                 {{"axis", IntAttr(o ? o->axis() : 0)}});
       return Status::Ok();
     }
@@ -1479,8 +1486,8 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       }
       TARE_ASSIGN_OR_RETURN(int xv, Plain(in[0]));
       const std::string nm = OpName(out[0]);
-      ts_[out[0]].plain = Node1("Slice", nm, {xv, ConstI64(nm + "/starts", begin), ConstI64(nm + "/ends", ends), ConstI64(nm + "/axes", axes)},
-                                NameFor(out[0], false), ts_[out[0]].dtype);
+      S(out[0]).plain = Node1("Slice", nm, {xv, ConstI64(nm + "/starts", begin), ConstI64(nm + "/ends", ends), ConstI64(nm + "/axes", axes)},
+                                NameFor(out[0], false), S(out[0]).dtype);
       return Status::Ok();
     }
     case STRIDED_SLICE: return StridedSlice(op);
@@ -1496,9 +1503,9 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       const int ax = ConstI64(nm + "/axis", {axis});
       for (size_t k = 0; k < in.size(); ++k) {
         TARE_ASSIGN_OR_RETURN(int v, Plain(in[k]));
-        parts.push_back(Node1("Unsqueeze", nm + "/unsqueeze_" + std::to_string(k), {v, ax}, nm + "/part_" + std::to_string(k), ts_[out[0]].dtype));
+        parts.push_back(Node1("Unsqueeze", nm + "/unsqueeze_" + std::to_string(k), {v, ax}, nm + "/part_" + std::to_string(k), S(out[0]).dtype));
       }
-      ts_[out[0]].plain = Node1("Concat", nm, parts, NameFor(out[0], false), ts_[out[0]].dtype, {{"axis", IntAttr(axis)}});
+      S(out[0]).plain = Node1("Concat", nm, parts, NameFor(out[0], false), S(out[0]).dtype, {{"axis", IntAttr(axis)}});
       return Status::Ok();
     }
     case UNPACK:
@@ -1518,20 +1525,20 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
       if (axis < -r || axis >= r) return Error("axis is out of range");
       if (axis < 0) axis += r;
       const int64_t n = static_cast<int64_t>(out.size());
-      if (ts_[x].shape[static_cast<size_t>(axis)] % n) return Error("the axis does not divide evenly into the outputs");
+      if (S(x).shape[static_cast<size_t>(axis)] % n) return Error("the axis does not divide evenly into the outputs");
       const std::string nm = OpName(out[0]);
       TARE_ASSIGN_OR_RETURN(int xv, Plain(x));
       std::vector<int> outs;
       for (int k = 0; k < static_cast<int>(n); ++k)
         outs.push_back(NewValue(code == UNPACK ? nm + "/split_" + std::to_string(k) : NameFor(out[static_cast<size_t>(k)], false),
-                                ts_[x].dtype));
-      AddNode("Split", nm + "/split", {xv, ConstI64(nm + "/split/sizes", std::vector<int64_t>(static_cast<size_t>(n), ts_[x].shape[static_cast<size_t>(axis)] / n))},
+                                S(x).dtype));
+      AddNode("Split", nm + "/split", {xv, ConstI64(nm + "/split/sizes", std::vector<int64_t>(static_cast<size_t>(n), S(x).shape[static_cast<size_t>(axis)] / n))},
               outs, {{"axis", IntAttr(axis)}});
       for (size_t k = 0; k < out.size(); ++k) {
         if (code == UNPACK)
           outs[k] = Node1("Squeeze", nm + "/squeeze_" + std::to_string(k), {outs[k], ConstI64(nm + "/squeeze_" + std::to_string(k) + "/axes", {axis})},
-                          NameFor(out[k], false), ts_[x].dtype);
-        ts_[out[k]].plain = outs[k];
+                          NameFor(out[k], false), S(x).dtype);
+        S(out[k]).plain = outs[k];
       }
       return Status::Ok();
     }
@@ -1549,12 +1556,12 @@ Status Converter::ConvertOp(size_t index, const tfl::Operator& op, int code, int
           std::vector<int64_t> perm(static_cast<size_t>(r));
           for (int64_t d = 0; d < r; ++d) perm[static_cast<size_t>(d)] = d;
           std::swap(perm[static_cast<size_t>(r - 1)], perm[static_cast<size_t>(r - 2)]);
-          v = Node1("Transpose", nm + (k == 0 ? "/adj_x" : "/adj_y"), {v}, nm + (k == 0 ? "/x_t" : "/y_t"), ts_[in[static_cast<size_t>(k)]].dtype,
+          v = Node1("Transpose", nm + (k == 0 ? "/adj_x" : "/adj_y"), {v}, nm + (k == 0 ? "/x_t" : "/y_t"), S(in[static_cast<size_t>(k)]).dtype,
                     {{"perm", IntsAttr(perm)}});
         }
         ins.push_back(v);
       }
-      ts_[out[0]].plain = Node1("MatMul", nm, ins, NameFor(out[0], false), ts_[out[0]].dtype);
+      S(out[0]).plain = Node1("MatMul", nm, ins, NameFor(out[0], false), S(out[0]).dtype);
       return Status::Ok();
     }
     case TRANSPOSE_CONV: {
@@ -1616,10 +1623,10 @@ Status Converter::Run(Graph* out) {
   }
   if (outputs.empty()) return Status::Error(file_ + " has no outputs");
   for (int t : inputs) {
-    if (ts_[t].is_const) return Status::Error(file_ + ": graph input tensor " + std::to_string(t) + " has constant data");
+    if (S(t).is_const) return Status::Error(file_ + ": graph input tensor " + std::to_string(t) + " has constant data");
     const Shape s = DeclaredShape(t);
-    ts_[t].plain = NewValue(NameFor(t, false), ts_[t].dtype, &s);
-    g_->inputs.push_back(ts_[t].plain);
+    S(t).plain = NewValue(NameFor(t, false), S(t).dtype, &s);
+    g_->inputs.push_back(S(t).plain);
   }
   const auto* ops = sg_->operators();
   const auto* codes = model_->operator_codes();
@@ -1642,8 +1649,8 @@ Status Converter::Run(Graph* out) {
       unsupported += (unsupported.empty() ? "" : "; ") + Where() + ": " + st.message().substr(st.message().rfind(": ") + 2);
       // Later operators may read this one's outputs: give them placeholders so the scan goes on.
       for (int t : Outs(*op))
-        if (t >= 0 && static_cast<size_t>(t) < ts_.size() && ts_[t].plain < 0 && ts_[t].nchw < 0 && !ts_[t].is_const)
-          ts_[t].plain = NewValue(NameFor(t, false) + "/unconverted", ts_[t].dtype);
+        if (t >= 0 && static_cast<size_t>(t) < ts_.size() && S(t).plain < 0 && S(t).nchw < 0 && !S(t).is_const)
+          S(t).plain = NewValue(NameFor(t, false) + "/unconverted", S(t).dtype);
     }
   }
   if (n_unsupported)
@@ -1654,7 +1661,7 @@ Status Converter::Run(Graph* out) {
     const tfl::Tensor* tt = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
     Value& val = g_->values[v];
     if (!val.is_constant) {
-      val.shape = ts_[t].shape;
+      val.shape = S(t).shape;
       val.has_shape = true;
       if (tt->shape_signature() && tt->shape_signature()->size() == val.shape.size())
         for (size_t d = 0; d < val.shape.size(); ++d)

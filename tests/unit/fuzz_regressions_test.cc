@@ -55,3 +55,13 @@ TEST_CASE("tflite: an LSTM's zero initial states are not materialized from the d
     if (v.is_constant) largest = std::max(largest, v.constant.nbytes());
   CHECK(largest < 4096);
 }
+
+TEST_CASE("tflite: an absent (-1) operator input is rejected, never read out of bounds (fuzz finding)") {
+  // A CONV_2D whose filter index is -1 (the optional-input marker): formerly the converter read
+  // the state of tensor -1 (UBSan: offset overflow in std::vector::operator[]).
+  const std::string path = std::string(TARE_SOURCE_DIR) + "/tests/fuzz/regressions/tflite/ubsan-absent-conv-filter.tflite";
+  Result<std::shared_ptr<Model>> m = ConvertTfliteFile(path);
+  REQUIRE(!m.ok());
+  CHECK(m.status().message().find("CONV_2D") != std::string::npos);
+  CHECK(m.status().message().find("must have rank 4") != std::string::npos);
+}
