@@ -128,27 +128,10 @@ Compiler::Compiler(const Graph& g, const Partition& part, const std::vector<Tens
       if (v >= 0) produced[v] = 1;
   for (size_t v = 0; v < g.values.size(); ++v) rep_[v].plain = !produced[v];
   produced_ = std::move(produced);
-  // Blocked policy: some channel Concat at batch 1 reads a convolution's output (directly or
-  // through one eltwise op) produced in this partition.
-  std::vector<const Node*> producer(g.values.size(), nullptr);
-  for (int ni : part.nodes)
-    for (int v : g.nodes[ni].outputs)
-      if (v >= 0) producer[v] = &g.nodes[ni];
-  auto from_conv = [&](int v) {
-    const Node* p = v >= 0 ? producer[v] : nullptr;
-    if (p && p->op != "Conv" && p->inputs.size() >= 1 && p->inputs[0] >= 0 &&
-        (p->op == "Relu" || p->op == "Clip" || p->op == "LeakyRelu"))
-      p = producer[p->inputs[0]];
-    return p && p->op == "Conv" && p->domain.empty();
-  };
-  for (int ni : part.nodes) {
-    const Node& n = g.nodes[ni];
-    if (n.op != "Concat" || !n.domain.empty() || n.outputs.empty() || n.outputs[0] < 0) continue;
-    const Shape& Y = slots[n.outputs[0]].shape;
-    Result<int64_t> axis = n.GetInt("axis", 0);
-    if (Y.size() < 3 || Y.size() > 5 || Y[0] != 1 || !axis.ok() || (*axis != 1 && *axis != 1 - int64_t(Y.size()))) continue;
-    for (int v : n.inputs) blocked_policy_ = blocked_policy_ || from_conv(v);
-  }
+  // TARE_ONEDNN_LAYOUT=blocked: convolutions ask for channel-blocked destinations (for
+  // measurements; docs/ONEDNN.md, "Layouts").
+  const char* forced = std::getenv("TARE_ONEDNN_LAYOUT");
+  blocked_policy_ = forced && std::strcmp(forced, "blocked") == 0;
 }
 
 bool Compiler::F32(int v) const {

@@ -65,11 +65,9 @@ class Compiler {
   /// A float32 tensor with at least one element (what the primitives take).
   bool F32(int v) const;
 
-  /// Layout policy of the partition: convolutions write channel-blocked layouts (nChw16c) instead
-  /// of what format_tag::any picks, when the partition has a channel Concat of convolution
-  /// outputs at batch 1 (SqueezeNet's fire modules, Inception, DenseNet): their outputs then go
-  /// straight into the Concat's buffer, and the layers around them stay blocked (no reorders).
-  /// On other networks format_tag::any's choice was faster (docs/ONEDNN.md, "Layouts").
+  /// Layout policy: convolutions write channel-blocked layouts (nChw16c) instead of what
+  /// format_tag::any picks, when TARE_ONEDNN_LAYOUT=blocked (an experiment knob: on this
+  /// machine's models `any` was faster; docs/ONEDNN.md, "Layouts").
   bool blocked_policy() const { return blocked_policy_; }
 
   /// OpenMP threads for the steps added from now on (the primitives are made with this many

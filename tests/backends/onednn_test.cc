@@ -434,6 +434,12 @@ std::string NoteOf(const Session& s, const std::string& node) {
 }
 
 TEST_CASE("onednn Concat in place: convolutions write their channels of the Concat's buffer (SqueezeNet's fire)") {
+  // Convolutions write channel-blocked layouts when oneDNN picks them (AVX2 machines) or under
+  // TARE_ONEDNN_LAYOUT=blocked (set here: on AVX-512 oneDNN picks channels-last).
+  struct Env {
+    Env() { setenv("TARE_ONEDNN_LAYOUT", "blocked", 1); }
+    ~Env() { unsetenv("TARE_ONEDNN_LAYOUT"); }
+  } env;
   std::mt19937 rng(5);
   // variant 0: conv+Relu and conv+Relu (both in place); 1: conv and MaxPool (the pool's part is
   // reordered into the buffer); 2: the first conv's output is traced (live out: not in place);
@@ -484,6 +490,77 @@ TEST_CASE("onednn Concat in place: convolutions write their channels of the Conc
         for (int64_t i = 0; i < tw[0].tensor.numel(); ++i)
           REQUIRE(std::fabs(ReadDouble(tg[0].tensor, i) - ReadDouble(tw[0].tensor, i)) <= 1e-5);
       }
+    }
+  }
+}
+
+TEST_CASE("onednn Concat read only by a 1x1 Conv: not materialized, the Conv summed over the inputs' channels") {
+  std::mt19937 rng(9);
+  // variant 0: two inputs, Conv with bias + Relu; 1: three inputs + BatchNormalization + Clip;
+  // 2: the Concat is traced (live out: materialized); 3: a 3x3 Conv reads it (materialized);
+  // 4: batch 2, no bias; 5: through a MaxPool (3x3, stride 2, ceil_mode: each input pooled on its
+  // own); 6: through an AveragePool (2x2, pads, count_include_pad).
+  for (int variant = 0; variant < 7; ++variant) {
+    CAPTURE(variant);
+    const int64_t N = variant == 4 ? 2 : 1, H = 7, Wd = 6, M = 24;
+    const std::vector<int64_t> parts = variant == 1 ? std::vector<int64_t>{8, 5, 16} : std::vector<int64_t>{16, 32};
+    int64_t Ct = 0;
+    for (int64_t p : parts) Ct += p;
+    G g;
+    std::vector<int> ins;
+    std::vector<NamedTensor> feeds;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string name = "x" + std::to_string(i);
+      ins.push_back(g.Input(name, {N, parts[i], H, Wd}));
+      feeds.push_back({name, RandF32({N, parts[i], H, Wd}, rng)});
+    }
+    int cat = g.Add(NodeOf("Concat").Attr("axis", variant == 1 ? -3 : 1), ins, "cat");
+    int pooled = cat;
+    if (variant == 5)
+      pooled = g.Add(NodeOf("MaxPool").Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("strides", std::vector<int64_t>{2, 2})
+                         .Attr("ceil_mode", 1),
+                     {cat}, "pool");
+    if (variant == 6)
+      pooled = g.Add(NodeOf("AveragePool").Attr("kernel_shape", std::vector<int64_t>{2, 2})
+                         .Attr("pads", std::vector<int64_t>{1, 1, 0, 0}).Attr("count_include_pad", 1),
+                     {cat}, "pool");
+    const int64_t k = variant == 3 ? 3 : 1;
+    Node conv = NodeOf("Conv");
+    if (variant == 3) conv = NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+    std::vector<int> cin = {pooled, g.Const("w", RandF32({M, Ct, k, k}, rng))};
+    if (variant != 4) cin.push_back(g.Const("b", RandF32({M}, rng)));
+    int y = g.Add(conv, cin, "conv");
+    if (variant == 1) {
+      y = g.Add(NodeOf("BatchNormalization"), {y, g.Const("s", RandF32({M}, rng, 0.5, 2)), g.Const("bb", RandF32({M}, rng)),
+                                               g.Const("m", RandF32({M}, rng)), g.Const("v", RandF32({M}, rng, 0.1, 2))},
+                "bn");
+      y = g.Add(NodeOf("Clip"), {y, g.Const("lo", F32({}, {-0.5})), g.Const("hi", F32({}, {0.75}))}, "act");
+    } else {
+      y = g.Add(NodeOf("Relu"), {y}, "act");
+    }
+    g.g->outputs.push_back(y);
+    std::vector<std::string> trace;
+    if (variant == 2) trace = {"cat"};
+    std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), feeds);
+    for (int threads : {1, 2}) {
+      auto s = MakeSession(g.g, kBackend, threads, trace);
+      std::vector<NamedTensor> got = RunS(*s, feeds);
+      const std::string note = NoteOf(*s, "cat");
+      MESSAGE("variant " << variant << ": Concat: " << note);
+      CHECK((note.find("not materialized") != std::string::npos) == (variant != 2 && variant != 3));
+      if (variant >= 5) CHECK(note.find("each input pooled") != std::string::npos);
+      // Dots of Ct * k * k terms in [-1, 1] (scaled by at most 2 / sqrt(0.1) by the BatchNorm): a
+      // dot budget in eps at the largest |y| + 1, with room for the extra rounding between parts.
+      const double ymax = MaxAbs(want[0].tensor);
+      const double tol = (Ct * k * k + 8) * 8 * kEps32 * (ymax + 1);
+      REQUIRE(got[0].tensor.shape == want[0].tensor.shape);
+      double worst = 0;
+      for (int64_t i = 0; i < want[0].tensor.numel(); ++i) {
+        const double err = std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i));
+        worst = std::max(worst, err / tol);
+        REQUIRE(err <= tol);
+      }
+      MESSAGE("variant " << variant << ": worst err/tol " << worst);
     }
   }
 }
