@@ -9,7 +9,8 @@
 // The same taps serve `ref` and `ref64`; each weight is then rounded once to the storage type.
 //
 // Nearest: one gather over the whole output (exact, any dtype). Linear/cubic: the nested 1-D
-// interpolations of the ONNX reference, evaluated one axis at a time, last axis first (identity
+// interpolations of the ONNX reference, evaluated one axis at a time: axes that shrink first, then those
+// that grow, last axis first within each (identity
 // axes skipped): y[.., o, ..] = w_0 * x[.., i_0, ..] + w_1 * x[.., i_1, ..] + ..., taps in
 // ascending input index, acc starting at the first product, each product and sum rounded to the
 // storage type; intermediate tensors are stored in that type. Rows along the inner axes are
@@ -225,22 +226,26 @@ void Interpolate(const Tensor& x, Tensor& y, const std::vector<AxisTaps>& taps, 
   Shape cur = x.shape;
   std::unique_ptr<V[]> buf[2];
   const V* src = x.as<V>();
-  int last_pass = -1;
-  for (size_t d = r; d-- > 0;)
-    if (!taps[d].identity) last_pass = static_cast<int>(d);  // the outermost resized axis runs last
-  if (last_pass < 0) {
+  // Pass order: the axes that shrink first, then those that grow, each group last axis first. So
+  // every intermediate is at most as large as the input or the output (shrinking one axis by
+  // 1250x after growing another by 2400x would hold gigabytes in between: fuzz finding 11).
+  std::vector<size_t> order;
+  for (int grow = 0; grow < 2; ++grow)
+    for (size_t d = r; d-- > 0;)
+      if (!taps[d].identity && (y.shape[d] > x.shape[d]) == (grow == 1)) order.push_back(d);
+  if (order.empty()) {
     if (x.nbytes()) std::memcpy(y.data, x.data, x.nbytes());
     return;
   }
   int which = 0;
-  for (size_t d = r; d-- > 0;) {
-    if (taps[d].identity) continue;
+  for (size_t p = 0; p < order.size(); ++p) {
+    const size_t d = order[p];
     int64_t outer = 1, inner = 1;
     for (size_t k = 0; k < d; ++k) outer *= cur[k];
     for (size_t k = d + 1; k < r; ++k) inner *= cur[k];
     const int64_t n_in = cur[d], n_out = y.shape[d];
     V* dst;
-    if (static_cast<int>(d) == last_pass) {
+    if (p + 1 == order.size()) {
       dst = y.as<V>();
     } else {
       buf[which].reset(new V[static_cast<size_t>(outer * n_out * inner)]);  // fully overwritten

@@ -65,3 +65,32 @@ TEST_CASE("tflite: an absent (-1) operator input is rejected, never read out of 
   CHECK(m.status().message().find("CONV_2D") != std::string::npos);
   CHECK(m.status().message().find("must have rank 4") != std::string::npos);
 }
+
+TEST_CASE("tflite: a Resize that grows one axis and shrinks another keeps its intermediates small (fuzz finding)") {
+  // A 528-byte RESIZE_BILINEAR from [1,11269,7,3] to [1,9,16644,3]: formerly the last axis was
+  // resized first, holding 1x3x11269x16644 floats (2.2 GB, 9.5 s) before the rows shrank to 9.
+  // Shrinking axes now go first: every intermediate is at most the input or the output.
+  const std::string path = std::string(TARE_SOURCE_DIR) + "/tests/fuzz/regressions/tflite/oom-resize-shrink-after-grow.tflite";
+  Result<std::shared_ptr<Model>> m = ConvertTfliteFile(path);
+  REQUIRE_MESSAGE(m.ok(), m.status().message());
+  SessionOptions opts;
+  opts.max_tensor_bytes = size_t(64) << 20;  // the Resize's own output is 1.8 MB
+  std::shared_ptr<const Graph> g(*m, &(*m)->graph);
+  Result<std::unique_ptr<Session>> s = Session::Create(g, opts);
+  REQUIRE_MESSAGE(s.ok(), s.status().message());
+  // A ramp along the input's rows in [0, 1): bilinear weights are >= 0 and sum to 1 per axis, so
+  // every output lies in [0, 1] whatever the pass order (a wrong order of shapes or strides reads
+  // outside the ramp's pattern or fails).
+  Tensor x = Tensor::Alloc(DType::kFloat32, {1, 11269, 7, 3}).value();
+  for (int64_t i = 0; i < x.numel(); ++i) x.as<float>()[i] = static_cast<float>(i / 21) / 11269.0f;
+  std::vector<NamedTensor> out;
+  Status st = (*s)->Run({{"input", x}}, &out);
+  REQUIRE_MESSAGE(st.ok(), st.message());
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].tensor.shape == Shape{1, 9, 16644, 3});
+  for (int64_t i = 0; i < out[0].tensor.numel(); ++i) {
+    const float v = out[0].tensor.as<float>()[i];
+    REQUIRE(v >= 0.0f);
+    REQUIRE(v <= 1.0f);
+  }
+}
