@@ -168,9 +168,19 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   if (explain) {
     const std::vector<std::pair<std::string, std::string>> placement = session.Placement();
     const std::vector<std::string> notes = session.Notes();
+    // Columns as wide as their longest entry (node names, backends), the notes last.
+    int name_w = 4, where_w = 4;
+    for (const auto& [node, where] : placement) {
+      name_w = std::max(name_w, static_cast<int>(node.size()));
+      where_w = std::max(where_w, static_cast<int>(where.size()));
+    }
     for (size_t i = 0; i < placement.size(); ++i) {
-      const std::string note = i < notes.size() && !notes[i].empty() ? "  " + notes[i] : "";
-      std::printf("%-40s %s%s\n", placement[i].first.c_str(), placement[i].second.c_str(), note.c_str());
+      const bool has_note = i < notes.size() && !notes[i].empty();
+      if (has_note)
+        std::printf("%-*s %-*s  %s\n", name_w, placement[i].first.c_str(), where_w, placement[i].second.c_str(),
+                    notes[i].c_str());
+      else
+        std::printf("%-*s %s\n", name_w, placement[i].first.c_str(), placement[i].second.c_str());
     }
   }
   // A sequence output NAME is written item by item as NAME.0.npy, NAME.1.npy, ...; an optional
@@ -326,11 +336,18 @@ int CmdOps(bool markdown) {
   // The backends column is as wide as its longest entry (it grows with the backends built in).
   int width = 8;
   for (const OpSpec& s : AllOps()) width = std::max(width, static_cast<int>(backends_of(s).size()));
-  std::printf("%-26s %-14s %-*s %s\n", "op", "family", width, "backends", "semantics / error budget / opsets / dtypes");
+  int name_w = 2, family_w = 6;
+  for (const OpSpec& s : AllOps()) {
+    name_w = std::max(name_w, static_cast<int>(std::string(s.name).size() + (*s.domain ? std::string(s.domain).size() + 1 : 0)));
+    family_w = std::max(family_w, static_cast<int>(std::string(s.family).size()));
+  }
+  std::printf("%-*s %-*s %-*s %s\n", name_w, "op", family_w, "family", width, "backends",
+              "semantics / error budget / opsets / dtypes");
   for (const OpSpec& s : AllOps()) {
     const OpCoverage c = coverage(s);
     std::string name = std::string(*s.domain ? std::string(s.domain) + "." : "") + s.name;
-    std::printf("%-26s %-14s %-*s %s; %s; opsets %s; %s\n", name.c_str(), s.family, width, backends_of(s).c_str(), s.doc,
+    std::printf("%-*s %-*s %-*s %s; %s; opsets %s; %s\n", name_w, name.c_str(), family_w, s.family, width,
+                backends_of(s).c_str(), s.doc,
                 s.budget.text, c.opsets, c.dtypes);
   }
   return 0;
@@ -355,7 +372,7 @@ int main(int argc, char** argv) {
   bool explain = false;
   auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
   run->add_option("model", run_model, ".tare file or any convertible model")->required();
-  run->add_option("--backend", backend, "ref64 | ref | cpu (comma-separated priority list; default ref)");
+  run->add_option("--backend", backend, "ref64 | ref | cpu | onednn, as built (comma-separated priority list; default ref)");
   run->add_option("--threads", threads, "threads (ref backends are single-threaded)")->check(CLI::Range(1, 1024));
   run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable");
   run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
@@ -388,7 +405,7 @@ int main(int argc, char** argv) {
   std::string bench_backend = "ref";
   auto* bench = app.add_subcommand("bench", "time a model: load, first run, latency percentiles, memory, FLOPs");
   bench->add_option("model", bench_args.model, ".tare, .onnx or .tflite file")->required();
-  bench->add_option("--backend", bench_backend, "ref64 | ref | cpu (comma-separated priority list; default ref)");
+  bench->add_option("--backend", bench_backend, "ref64 | ref | cpu | onednn, as built (comma-separated priority list; default ref)");
   bench->add_option("--threads", bench_args.threads, "threads for the session (ref backends are single-threaded)")
       ->check(CLI::Range(1, 1024));
   bench->add_option("--iters", bench_args.iters, "timed runs (default 10)")->check(CLI::Range(1, 1000000));

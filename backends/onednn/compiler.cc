@@ -468,7 +468,16 @@ class OnednnBackend : public Backend {
 
   std::string Declines(const Node& node, const Graph& graph) const override {
     if (node.op == "LSTM" || node.op == "GRU") return RnnDeclines(node, graph, Info(graph));
-    return "";
+    const GraphInfo& info = Info(graph);
+    auto known = [&](size_t i) { return i >= node.inputs.size() || node.inputs[i] < 0 || info.known[node.inputs[i]]; };
+    if (!node.outputs.empty() && node.outputs[0] >= 0 && !IsF32(graph, node.outputs[0])) return "not float32";
+    if ((node.op == "Conv" || node.op == "ConvTranspose") && (!known(1) || !known(2)))
+      return "weights and bias must be known at plan time";
+    if (node.op == "MaxPool" && node.outputs.size() > 1 && node.outputs[1] >= 0) return "the Indices output";
+    if (node.op == "BatchNormalization") return "training_mode or parameters known only at run time";
+    if (node.op == "Dropout") return "the mask output or training_mode known only at run time";
+    if (node.op == "Clip") return "bounds known only at run time";
+    return "dtypes or attributes it does not cover (docs/ONEDNN.md, \"What it claims\")";
   }
 
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,

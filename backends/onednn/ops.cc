@@ -169,6 +169,15 @@ bool IsFoldableBatchNorm(const Compiler& c, const Node& n, int x) {
   return training.ok() && *training == 0 && c.F32(n.outputs[0]);
 }
 
+/// A Conv's weights (value w, known) and bias (value b, known, or -1: zeros) as floats, M
+/// output channels.
+void ConvParams(const Compiler& c, int w, int b, int64_t M, std::vector<float>* wv, std::vector<float>* bv) {
+  const Tensor& wt = c.slot(w);
+  wv->assign(wt.as<float>(), wt.as<float>() + wt.numel());
+  bv->assign(size_t(M), 0.0f);
+  if (b >= 0) std::memcpy(bv->data(), c.slot(b).as<float>(), sizeof(float) * size_t(M));
+}
+
 /// When the next node is a foldable BatchNormalization of y (the output of a Conv with M output
 /// channels and weights wv, bias bv as floats), folds it into wv and bv in double (rounded once),
 /// absorbs it and returns its output; else returns y.
@@ -265,10 +274,8 @@ Status CompileConv(Compiler& c, const Node& n) {
     pr.push_back((geo.out[j] - 1) * geo.s[j] + (geo.k[j] - 1) * geo.d[j] + 1 - geo.in[j] - geo.pb[j]);
   }
   // Weights and bias as floats (a BatchNormalization may be folded in).
-  const Tensor& wt = c.slot(w);
-  std::vector<float> wv(wt.as<float>(), wt.as<float>() + wt.numel());
-  std::vector<float> bv(size_t(M), 0.0f);
-  if (b >= 0) std::memcpy(bv.data(), c.slot(b).as<float>(), sizeof(float) * size_t(M));
+  std::vector<float> wv, bv;
+  ConvParams(c, w, b, M, &wv, &bv);
   std::string what = "Conv";
   int cur = FoldBatchNorm(c, y, M, &wv, &bv, &what);
   dnnl::post_ops po;
@@ -858,10 +865,8 @@ Result<bool> CompileConcatIntoConv(Compiler& c, const Node& cat) {
   const int64_t M = W[0], Ct = W[1];
   // The Conv and its followers, as CompileConv fuses them (no Add as sum: the sum post-op is taken).
   c.AbsorbNext();
-  const Tensor& wt = c.slot(w);
-  std::vector<float> wv(wt.as<float>(), wt.as<float>() + wt.numel());
-  std::vector<float> bv(size_t(M), 0.0f);
-  if (b >= 0) std::memcpy(bv.data(), c.slot(b).as<float>(), sizeof(float) * size_t(M));
+  std::vector<float> wv, bv;
+  ConvParams(c, w, b, M, &wv, &bv);
   std::string what = "Conv";
   int cur = FoldBatchNorm(c, z, M, &wv, &bv, &what);
   dnnl::post_ops tail;

@@ -60,7 +60,8 @@ std::string RnnDeclines(const Node& n, const Graph& g, const GraphInfo& info) {
   if (ni < 3 || !IsF32(g, n.inputs[0])) return "X is not float32";
   if (!Known(info, n.inputs[1]) || !Known(info, n.inputs[2])) return "W and R must be known at plan time";
   auto opt_known = [&](size_t i) { return i >= ni || n.inputs[i] < 0 || Known(info, n.inputs[i]); };
-  if (!opt_known(3) || !opt_known(4)) return "B and sequence_lens must be known at plan time";
+  if (!opt_known(3)) return "B must be known at plan time";
+  if (!opt_known(4)) return "sequence_lens must be known at plan time";
   if (lstm && ni > 7 && n.inputs[7] >= 0) return "peepholes (P): oneDNN's lstm_forward has none in this form";
   if (n.has("clip")) return "clip: oneDNN's RNN primitives do not clip";
   Result<std::string> dir = n.GetString("direction", "forward");
