@@ -2,7 +2,7 @@
 """tare vs ONNX Runtime vs PyTorch, side by side in one run (issue 5). Called by bench/run_peers.sh.
 
     bench/run_peers.sh OUT [--threads 1,2] [--rounds R] [--backend ref] [--iters K] [--warmup W]
-                           [--models a,b,...] [--build DIR] [--no-torch] [--no-ort]
+                           [--models a,b,...] [--build DIR] [--no-torch] [--no-ort] [--pin 1:1/2:0-1]
 
 For every thread count and model it runs, in each of R rounds, `tare bench --json`,
 bench/peers/ort_bench.js and bench/peers/torch_bench.py (the order rotates from round to round),
@@ -99,6 +99,9 @@ def main():
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per tool invocation")
+    ap.add_argument("--pin", default="",
+                    help="run every tool at T threads under `taskset -c CPUS`, given as T:CPUS pairs "
+                         "joined by '/', e.g. '1:1/2:0-1' (default: no pinning)")
     args = ap.parse_args()
     try:
         threads = [int(t) for t in args.threads.split(",") if t]
@@ -135,8 +138,13 @@ def main():
     per_core = peaks[1]["gflops_per_core"]
 
     common = ["--iters", str(args.iters), "--warmup", str(args.warmup)]
+    # Pinning: on a VM whose vCPUs run at different speeds (on the 2-vCPU VM of docs/PERFORMANCE.md
+    # one vCPU runs every tool about 40% slower than the other), an unpinned process lands on
+    # either, and the ratios of one run are noise; pinned, every tool runs on the same vCPUs.
+    pins = dict(pair.split(":", 1) for pair in args.pin.split("/") if pair)
     results = []
     for t in threads:
+        pin = ["taskset", "-c", pins[str(t)]] if str(t) in pins else []
         for m in manifest:
             tools = {"tare": [tare, "bench", m["onnx"], "--backend", args.backend, "--threads", str(t)] + common
                      + sum([["--input", f"{n}={p}"] for n, p in m["inputs"]], []) + ["--json", os.path.join(out, "tare.json")]}
@@ -147,6 +155,7 @@ def main():
                 tools["torch"] = ["/usr/bin/python3", os.path.join(HERE, "peers", "torch_bench.py"), m["name"],
                                   "--threads", str(t)] + common + sum([["--input", p] for _, p in m["inputs"]], []) \
                     + (["--expected", m["expected"]] if m["expected"] else [])
+            tools = {n: pin + cmd for n, cmd in tools.items()}
             names = list(tools)
             per = {n: [] for n in names}
             errors = {}
