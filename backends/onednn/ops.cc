@@ -254,6 +254,17 @@ int FusePostOps(Compiler& c, int y, bool allow_sum, dnnl::post_ops* po, int* sum
   return cur;
 }
 
+/// A Conv's fused chain from its output y: weights and bias as floats (w, b as ConvParams), a
+/// following BatchNormalization folded in, then eltwise post-ops and, when allow_sum, one Add as
+/// a sum post-op (FusePostOps). Returns the chain's last value; *what names the fused ops.
+int ConvChain(Compiler& c, int w, int b, int64_t M, int y, bool allow_sum, std::vector<float>* wv, std::vector<float>* bv,
+              dnnl::post_ops* po, int* sum_src, std::string* what) {
+  ConvParams(c, w, b, M, wv, bv);
+  *what = "Conv";
+  const int cur = FoldBatchNorm(c, y, M, wv, bv, what);
+  return FusePostOps(c, cur, allow_sum, po, sum_src, what);
+}
+
 Status CompileConv(Compiler& c, const Node& n) {
   const int x = n.inputs[0], w = n.inputs[1], b = n.inputs.size() > 2 ? n.inputs[2] : -1, y = n.outputs[0];
   if (!c.F32(w) || (b >= 0 && !c.F32(b)) || !c.F32(y) || !c.IsConst(w) || (b >= 0 && !c.IsConst(b)))
@@ -273,14 +284,12 @@ Status CompileConv(Compiler& c, const Node& n) {
     pl.push_back(geo.pb[j]);
     pr.push_back((geo.out[j] - 1) * geo.s[j] + (geo.k[j] - 1) * geo.d[j] + 1 - geo.in[j] - geo.pb[j]);
   }
-  // Weights and bias as floats (a BatchNormalization may be folded in).
+  // Weights and bias as floats (a BatchNormalization may be folded in), post-ops.
   std::vector<float> wv, bv;
-  ConvParams(c, w, b, M, &wv, &bv);
-  std::string what = "Conv";
-  int cur = FoldBatchNorm(c, y, M, &wv, &bv, &what);
   dnnl::post_ops po;
   int sum_src = -1;
-  cur = FusePostOps(c, cur, true, &po, &sum_src, &what);
+  std::string what;
+  int cur = ConvChain(c, w, b, M, y, true, &wv, &bv, &po, &sum_src, &what);
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
 
@@ -866,12 +875,10 @@ Result<bool> CompileConcatIntoConv(Compiler& c, const Node& cat) {
   // The Conv and its followers, as CompileConv fuses them (no Add as sum: the sum post-op is taken).
   c.AbsorbNext();
   std::vector<float> wv, bv;
-  ConvParams(c, w, b, M, &wv, &bv);
-  std::string what = "Conv";
-  int cur = FoldBatchNorm(c, z, M, &wv, &bv, &what);
   dnnl::post_ops tail;
   int sum_src = -1;
-  cur = FusePostOps(c, cur, false, &tail, &sum_src, &what);
+  std::string what;
+  const int cur = ConvChain(c, w, b, M, z, false, &wv, &bv, &tail, &sum_src, &what);
   const memory::dims zd = Dims(Z), one = {1, 1}, zero = {0, 0};
   memory dst;
   std::string impls;

@@ -13,19 +13,6 @@ Tensor Uniform(const Shape& s, std::mt19937& g) {
   return t;
 }
 
-Attr Ints(std::vector<int64_t> v) {
-  Attr a;
-  a.kind = Attr::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-Attr Int(int64_t v) {
-  Attr a;
-  a.kind = Attr::Kind::kInt;
-  a.i = v;
-  return a;
-}
 
 Node Op(const std::string& op, std::map<std::string, Attr> attrs = {}) {
   Node n;
@@ -41,7 +28,7 @@ OpCase Conv(const std::string& name, int64_t c_in, int64_t hw, int64_t c_out, in
   const int64_t p = (k - 1) / 2;
   OpCase c;
   c.name = name;
-  c.node = Op("Conv", {{"strides", Ints({s, s})}, {"pads", Ints({p, p, p, p})}, {"group", Int(groups)}});
+  c.node = Op("Conv", {{"strides", IntsAttr({s, s})}, {"pads", IntsAttr({p, p, p, p})}, {"group", IntAttr(groups)}});
   c.inputs = {Uniform({1, c_in, hw, hw}, g), Uniform({c_out, c_in / groups, k, k}, g), Uniform({c_out}, g)};
   c.k = c.macs_per_output = double(c_in / groups * k * k);
   return c;
@@ -73,13 +60,13 @@ std::vector<OpCase> Build() {
   {
     OpCase c;
     c.name = "silero_v5/stft.conv1d";
-    c.node = Op("Conv", {{"strides", Ints({128})}});
+    c.node = Op("Conv", {{"strides", IntsAttr({128})}});
     c.inputs = {Uniform({1, 1, 576}, g), Uniform({258, 1, 256}, g)};
     c.k = c.macs_per_output = 256;
     t.push_back(c);
     OpCase e;
     e.name = "silero_v5/encoder0.conv1d";
-    e.node = Op("Conv", {{"pads", Ints({1, 1})}});
+    e.node = Op("Conv", {{"pads", IntsAttr({1, 1})}});
     e.inputs = {Uniform({1, 129, 4}, g), Uniform({128, 129, 3}, g), Uniform({128}, g)};
     e.k = e.macs_per_output = 129 * 3;
     t.push_back(e);
@@ -88,7 +75,7 @@ std::vector<OpCase> Build() {
   {
     OpCase c;
     c.name = "resnet18/maxpool.3x3s2";
-    c.node = Op("MaxPool", {{"kernel_shape", Ints({3, 3})}, {"strides", Ints({2, 2})}, {"pads", Ints({1, 1, 1, 1})}});
+    c.node = Op("MaxPool", {{"kernel_shape", IntsAttr({3, 3})}, {"strides", IntsAttr({2, 2})}, {"pads", IntsAttr({1, 1, 1, 1})}});
     c.inputs = {Uniform({1, 64, 112, 112}, g)};
     t.push_back(c);
     OpCase a;
@@ -102,13 +89,13 @@ std::vector<OpCase> Build() {
   {
     OpCase c;
     c.name = "resnet18/fc";
-    c.node = Op("Gemm", {{"transB", Int(1)}});
+    c.node = Op("Gemm", {{"transB", IntAttr(1)}});
     c.inputs = {Uniform({1, 512}, g), Uniform({1000, 512}, g), Uniform({1000}, g)};
     c.k = c.macs_per_output = 512;
     t.push_back(c);
     OpCase v;
     v.name = "vgg16/classifier.fc";
-    v.node = Op("Gemm", {{"transB", Int(1)}});
+    v.node = Op("Gemm", {{"transB", IntAttr(1)}});
     v.inputs = {Uniform({1, 512}, g), Uniform({512, 512}, g), Uniform({512}, g)};
     v.k = v.macs_per_output = 512;
     t.push_back(v);
@@ -130,7 +117,7 @@ std::vector<OpCase> Build() {
   {
     OpCase c;
     c.name = "lstm_text/lstm.bidirectional";
-    c.node = Op("LSTM", {{"hidden_size", Int(64)}, {"direction", Attr()}});
+    c.node = Op("LSTM", {{"hidden_size", IntAttr(64)}, {"direction", Attr()}});
     c.node.attrs["direction"].kind = Attr::Kind::kString;
     c.node.attrs["direction"].s = "bidirectional";
     c.inputs = {Uniform({32, 1, 64}, g), Uniform({2, 256, 64}, g), Uniform({2, 256, 64}, g), Uniform({2, 512}, g)};
@@ -138,7 +125,7 @@ std::vector<OpCase> Build() {
     t.push_back(c);
     OpCase s;
     s.name = "silero_v5/decoder.lstm";
-    s.node = Op("LSTM", {{"hidden_size", Int(128)}});
+    s.node = Op("LSTM", {{"hidden_size", IntAttr(128)}});
     s.inputs = {Uniform({1, 1, 128}, g), Uniform({1, 512, 128}, g), Uniform({1, 512, 128}, g), Uniform({1, 1024}, g)};
     s.k = s.macs_per_output = 4 * (128 + 128);
     t.push_back(s);
@@ -147,7 +134,7 @@ std::vector<OpCase> Build() {
   {
     OpCase c;
     c.name = "resnet18/softmax";
-    c.node = Op("Softmax", {{"axis", Int(1)}});
+    c.node = Op("Softmax", {{"axis", IntAttr(1)}});
     c.inputs = {Uniform({1, 1000}, g)};
     c.k = 1000;
     t.push_back(c);
