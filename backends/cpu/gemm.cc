@@ -5,6 +5,7 @@
 //   MatMul: A (..., M, K), B known 2-D (K, N): fully_connected over all rows of A.
 //   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc.
 #include <algorithm>
+#include <memory>
 
 #include "backends/cpu/ops.h"
 
@@ -15,16 +16,18 @@ Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, si
                          const float* bias) {
   Clamp cl;
   const int y = FuseClamp(c, y0, &cl);
-  Result<XnnOp> made = CreateFullyConnected(K, N, w, in_out, bias, cl.lo, cl.hi);
+  pthreadpool* pool = c.pool()->raw();
+  Result<XnnFc> made = CreateFullyConnected(K, N, w, in_out, bias, cl.lo, cl.hi, pool);
   if (!made.ok()) return made.status().With(n.Where());
-  xnn_operator* raw = c.Keep(std::move(made).value());
+  auto fc = std::make_shared<XnnFc>(std::move(made).value());
+  c.Hold(fc);
   const float* ap = c.In(a, Layout::kPlain);
   float* yp = c.OutFused(y0, y, Layout::kPlain, {{ap, c.slot(a).nbytes()}});
   const size_t batch = static_cast<size_t>(c.slot(a).numel()) / K;
-  pthreadpool* pool = c.pool()->raw();
   const std::string where = n.Where();
-  TARE_RETURN_IF_ERROR(SetupFullyConnected(raw, batch, ap, yp, pool).With(where));
-  c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+  TARE_RETURN_IF_ERROR(SetupFullyConnected(*fc, batch, ap, yp, pool).With(where));
+  const XnnFc* raw = fc.get();
+  c.Add([raw, pool, where] { return RunFullyConnected(*raw, pool).With(where); });
   c.Done(y);
   return Status::Ok();
 }

@@ -151,9 +151,9 @@ struct RnnPlan {
   bool lstm = true, lbr = false;
   bool rev[2] = {false, false};
   int64_t S = 0, B = 0, H = 0, G = 0, nd = 1;
-  xnn_operator* input_fc = nullptr;
-  xnn_operator* rec[2] = {nullptr, nullptr};   // h -> hr (GRU lbr 0: z and r rows only)
-  xnn_operator* rec2[2] = {nullptr, nullptr};  // GRU lbr 0: (r*h) -> hh
+  XnnFc input_fc;
+  XnnFc rec[2];   // h -> hr (GRU lbr 0: z and r rows only)
+  XnnFc rec2[2];  // GRU lbr 0: (r*h) -> hh
   const float* P = nullptr;                    // peepholes [nd][3H] or null
   const float* h0 = nullptr;
   const float* c0 = nullptr;
@@ -180,7 +180,7 @@ struct RnnPlan {
     const float* p = P ? P + d * 3 * H : nullptr;
     for (int64_t s = 0; s < S; ++s) {
       const int64_t t = rev[d] ? S - 1 - s : s;
-      TARE_RETURN_IF_ERROR(RunXnn(rec[d], nullptr).With(where));
+      TARE_RETURN_IF_ERROR(RunFullyConnected(rec[d], nullptr).With(where));
       for (int64_t b = 0; b < B; ++b) {
         const float* x = xw + ((t * B + b) * nd + d) * GH;
         const float* r = hrd + b * hr_cols;
@@ -199,7 +199,7 @@ struct RnnPlan {
       }
       if (!lstm) {
         if (!lbr) {
-          TARE_RETURN_IF_ERROR(RunXnn(rec2[d], nullptr).With(where));
+          TARE_RETURN_IF_ERROR(RunFullyConnected(rec2[d], nullptr).With(where));
           for (int64_t b = 0; b < B; ++b) {
             const float* x = xw + ((t * B + b) * nd + d) * GH;
             float* gb = g + b * GH;
@@ -286,9 +286,11 @@ Status CompileRnn(Compiler& c, const Node& n) {
         bias[d * GH + j] = p.lbr && j >= 2 * H ? wb : wb + rb;
       }
   }
-  Result<XnnOp> made = CreateFullyConnected(I, nd * GH, W, false, Bt ? bias.data() : nullptr, -INFINITY, INFINITY);
+  pthreadpool* raw = c.pool()->raw();
+  Result<XnnFc> made =
+      CreateFullyConnected(I, nd * GH, W, false, Bt ? bias.data() : nullptr, -INFINITY, INFINITY, raw);
   if (!made.ok()) return made.status().With(p.where);
-  p.input_fc = c.Keep(std::move(made).value());
+  p.input_fc = std::move(made).value();
 
   // Recurrent operators and state buffers.
   p.hr_cols = p.lstm || p.lbr ? GH : 2 * H;
@@ -307,16 +309,16 @@ Status CompileRnn(Compiler& c, const Node& n) {
       rbias.assign(static_cast<size_t>(GH), 0.0f);
       for (int64_t j = 2 * H; j < GH; ++j) rbias[j] = Bt[d * 2 * GH + GH + j];
     }
-    Result<XnnOp> r1 = CreateFullyConnected(H, p.hr_cols, Rd, false, rbias.empty() ? nullptr : rbias.data(),
-                                            -INFINITY, INFINITY);
+    Result<XnnFc> r1 = CreateFullyConnected(H, p.hr_cols, Rd, false, rbias.empty() ? nullptr : rbias.data(),
+                                            -INFINITY, INFINITY, nullptr);
     if (!r1.ok()) return r1.status().With(p.where);
-    p.rec[d] = c.Keep(std::move(r1).value());
+    p.rec[d] = std::move(r1).value();
     TARE_RETURN_IF_ERROR(SetupFullyConnected(p.rec[d], B, p.h + d * B * H, p.hr + d * B * p.hr_cols, nullptr)
                              .With(p.where));
     if (!p.lstm && !p.lbr) {
-      Result<XnnOp> r2 = CreateFullyConnected(H, H, Rd + 2 * H * H, false, nullptr, -INFINITY, INFINITY);
+      Result<XnnFc> r2 = CreateFullyConnected(H, H, Rd + 2 * H * H, false, nullptr, -INFINITY, INFINITY, nullptr);
       if (!r2.ok()) return r2.status().With(p.where);
-      p.rec2[d] = c.Keep(std::move(r2).value());
+      p.rec2[d] = std::move(r2).value();
       TARE_RETURN_IF_ERROR(
           SetupFullyConnected(p.rec2[d], B, p.rh + d * B * H, p.hh + d * B * H, nullptr).With(p.where));
     }
@@ -325,7 +327,6 @@ Status CompileRnn(Compiler& c, const Node& n) {
   const float* xp = c.In(x, Layout::kPlain);
   if (in(5) >= 0) p.h0 = c.In(in(5), Layout::kPlain);
   if (p.lstm && in(6) >= 0) p.c0 = c.In(in(6), Layout::kPlain);
-  pthreadpool* raw = c.pool()->raw();
   TARE_RETURN_IF_ERROR(SetupFullyConnected(p.input_fc, p.S * B, xp, p.xw, raw).With(p.where));
   const int ys[3] = {out(0), out(1), p.lstm ? out(2) : -1};
   float* yp[3] = {nullptr, nullptr, nullptr};
@@ -338,7 +339,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
   c.Hold(plan);
   const RnnPlan* pp = plan.get();
   c.Add([pp, raw, pool] {
-    TARE_RETURN_IF_ERROR(RunXnn(pp->input_fc, raw).With(pp->where));
+    TARE_RETURN_IF_ERROR(RunFullyConnected(pp->input_fc, raw).With(pp->where));
     if (pp->nd == 1) return pp->Direction(0);
     Status st[2];
     pool->ParallelFor(2, 1, [&](size_t b, size_t e) {

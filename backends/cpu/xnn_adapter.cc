@@ -1,6 +1,10 @@
 #include "backends/cpu/xnn_adapter.h"
 
+#include <pthreadpool.h>
 #include <xnnpack.h>
+
+#include <cstring>
+#include <new>
 
 #include <mutex>
 #include <string>
@@ -61,16 +65,60 @@ Status SetupConv2d(xnn_operator* op, size_t n, size_t h, size_t w, const float* 
   return Check(xnn_setup_convolution2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_convolution2d_nhwc_f32");
 }
 
-Result<XnnOp> CreateFullyConnected(size_t in_ch, size_t out_ch, const float* kernel, bool in_out_kernel,
-                                   const float* bias, float lo, float hi) {
+Result<XnnFc> CreateFullyConnected(size_t in_ch, size_t out_ch, const float* kernel, bool in_out_kernel,
+                                   const float* bias, float lo, float hi, pthreadpool* pool) {
+  XnnFc fc;
+  fc.in_ch_ = fc.packed_in_ = in_ch;
+  const bool threaded = pool != nullptr && pthreadpool_get_threads_count(pool) > 1;
+  std::vector<float> padded;
+  if (threaded && in_ch % kFcKMultiple != 0) {
+    fc.packed_in_ = (in_ch / kFcKMultiple + 1) * kFcKMultiple;
+    try {
+      padded.assign(fc.packed_in_ * out_ch, 0.0f);
+    } catch (const std::bad_alloc&) {
+      return Status::Error("out of memory for the padded fully connected weights");
+    }
+    for (size_t i = 0; i < in_ch; ++i)
+      for (size_t o = 0; o < out_ch; ++o) {
+        if (in_out_kernel)
+          padded[i * out_ch + o] = kernel[i * out_ch + o];
+        else
+          padded[o * fc.packed_in_ + i] = kernel[o * in_ch + i];
+      }
+    kernel = padded.data();
+  }
+  const size_t k = fc.packed_in_;
   xnn_operator_t op = nullptr;
-  xnn_status s = xnn_create_fully_connected_nc_f32(in_ch, out_ch, in_ch, out_ch, kernel, bias, lo, hi,
+  xnn_status s = xnn_create_fully_connected_nc_f32(k, out_ch, k, out_ch, kernel, bias, lo, hi,
                                                    in_out_kernel ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0, &op);
-  return Made(s, op, "create_fully_connected_nc_f32");
+  Result<XnnOp> made = Made(s, op, "create_fully_connected_nc_f32");
+  if (!made.ok()) return made.status();
+  fc.op_ = std::move(made).value();
+  return fc;
 }
 
-Status SetupFullyConnected(xnn_operator* op, size_t batch, const float* x, float* y, pthreadpool* pool) {
-  return Check(xnn_setup_fully_connected_nc_f32(op, batch, x, y, pool), "setup_fully_connected_nc_f32");
+Status SetupFullyConnected(XnnFc& fc, size_t batch, const float* x, float* y, pthreadpool* pool) {
+  fc.x_ = x;
+  fc.batch_ = batch;
+  if (fc.padded()) {
+    try {
+      fc.x_pad_.assign(batch * fc.packed_in_ + kXnnExtraBytes / sizeof(float), 0.0f);
+    } catch (const std::bad_alloc&) {
+      return Status::Error("out of memory for the padded fully connected input");
+    }
+    x = fc.x_pad_.data();
+  }
+  return Check(xnn_setup_fully_connected_nc_f32(fc.op_.get(), batch, x, y, pool), "setup_fully_connected_nc_f32");
+}
+
+Status RunFullyConnected(const XnnFc& fc, pthreadpool* pool) {
+  if (fc.padded()) {
+    // The padding columns were zeroed at setup and are never written.
+    float* dst = fc.x_pad_.data();
+    for (size_t b = 0; b < fc.batch_; ++b)
+      std::memcpy(dst + b * fc.packed_in_, fc.x_ + b * fc.in_ch_, fc.in_ch_ * sizeof(float));
+  }
+  return RunXnn(fc.op_.get(), pool);
 }
 
 Result<XnnOp> CreateMaxPool2d(const XnnPoolDesc& d, float lo, float hi) {

@@ -2,7 +2,7 @@
 # Installs every Debian 12 package that tare's build and tests need. Idempotent: run it as often as
 # you like. As root it calls apt-get directly, otherwise through sudo.
 #   platforms/debian/setup.sh              build + tests (what CI needs)
-#   platforms/debian/setup.sh --fixtures   also PyTorch, torchvision, ONNX and Fashion-MNIST, to
+#   platforms/debian/setup.sh --fixtures   also PyTorch, torchvision and Fashion-MNIST, to
 #                                          regenerate tests/models/ with tests/models/make_fixtures.py
 #   platforms/debian/setup.sh --sanitize   also clang and its sanitizer/libFuzzer runtimes (sanitize.sh)
 set -euo pipefail
@@ -10,9 +10,10 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
+      python3-numpy python3-onnx
       libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then
-  pkgs+=(python3-torch python3-torchvision python3-onnx python3-numpy dataset-fashion-mnist)
+  pkgs+=(python3-torch python3-torchvision dataset-fashion-mnist)
 fi
 if [[ "${1:-}" == "--sanitize" ]]; then  # platforms/debian/sanitize.sh: clang with ASan, UBSan, libFuzzer
   pkgs+=(clang libclang-rt-14-dev)
