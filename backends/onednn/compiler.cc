@@ -253,7 +253,7 @@ const Node* Compiler::ConcatReader(int v, size_t* index, std::vector<int64_t>* o
   *index = n.inputs.size();
   offsets->clear();
   int64_t off = 0;
-  *block = 16;
+  *block = MaxChannelBlock();
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const int u = n.inputs[i];
     if (u == v) {
@@ -282,6 +282,11 @@ memory::desc Compiler::ConcatPart(int v) const {
   int64_t block = 0;
   if (!ConcatReader(v, &index, &offsets, &block)) return memory::desc();
   return memory::desc(memory::dims(shape(v).begin(), shape(v).end()), memory::data_type::f32, BlockedTag(shape(v).size(), block));
+}
+
+int64_t Compiler::MaxChannelBlock() {
+  const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+  return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 8;
 }
 
 memory::format_tag Compiler::BlockedTag(size_t rank, int64_t block) {

@@ -127,6 +127,11 @@ class Compiler {
   ConcatTarget* ConcatOf(int y);
   /// aBc16b / aBcd16b / aBcde16b (or the 8b forms) for rank 3 / 4 / 5.
   static memory::format_tag BlockedTag(size_t rank, int64_t block);
+  /// The widest channel block oneDNN's jit convolutions write on this CPU: 16 where its effective
+  /// ISA (dnnl::get_effective_cpu_isa, which honours ONEDNN_MAX_CPU_ISA) includes AVX-512 core, 8
+  /// below it (AVX2, AVX, SSE4.1). A 16-channel-blocked destination on an AVX2 machine gets only
+  /// the reference implementation.
+  static int64_t MaxChannelBlock();
   /// Holds v (produced in this partition) in `m`, a private buffer.
   void Hold(int v, const memory& m);
   /// Says how the current node is computed (for Notes) when no primitive step says it.
