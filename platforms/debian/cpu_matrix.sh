@@ -5,7 +5,8 @@
 #   - the backend test binary (tare_backend_tests: every cpu and onednn case),
 #   - the one-node Gemm/MatMul check against numpy (tests/cli/gemm_threads.py, 1 and 2 threads),
 #   - tare_xnnpack_fc_repro, which only reports whether this CPU's XNNPACK shows docs/FINDINGS.md F1,
-# and natively the backend tests with oneDNN capped at AVX2 and at SSE4.1 (ONEDNN_MAX_CPU_ISA).
+# and natively the onednn backend tests with oneDNN capped at AVX512_CORE, AVX2, AVX and SSE4.1
+# (ONEDNN_MAX_CPU_ISA: oneDNN dispatches by ISA).
 #
 #   platforms/debian/cpu_matrix.sh [BUILD_DIR]            the matrix (what .ci/run runs; ~8 min on 2 cores)
 #   platforms/debian/cpu_matrix.sh --full BUILD_DIR MODEL  every ctest test (the README's test command) under
@@ -91,7 +92,7 @@ for model in native EPYC EPYC-Rome Haswell Nehalem; do
   repro=$("${emu[@]}" "$B/tests/tare_xnnpack_fc_repro" 2>/dev/null | tail -1)
   echo "      (XNNPACK alone, F1: ${repro:-did not run})"
 done
-for isa in AVX2 SSE41; do
+for isa in AVX512_CORE AVX2 AVX SSE41; do
   cell "native, oneDNN capped at $isa: onednn backend tests" "$WORK/onednn_$isa.log" \
     env OMP_WAIT_POLICY=passive ONEDNN_MAX_CPU_ISA=$isa "$BT" --test-case="onednn*"
 done
