@@ -1,4 +1,4 @@
-// The backend interface (DESIGN.md section 5). A Backend claims nodes; the session groups
+// The backend interface (docs/ARCHITECTURE.md). A Backend claims nodes; the session groups
 // consecutive claimed nodes into partitions and compiles each into an Executable, which it then
 // runs with the value slots of the session (views into the arena, weights, folded constants).
 #pragma once

@@ -1,5 +1,5 @@
 // tare compare: runs one or more models on tare's backends with every layer traced, and says where
-// and why outputs differ (DESIGN.md section 2):
+// and why outputs differ (docs/ARCHITECTURE.md, the numerics contract):
 //   same function                    two models compute the same function on ref64 (outputs within
 //                                    the threshold, relative L2), or two frameworks' outputs agree
 //   framework computing difference   two frameworks' outputs (--expect) differ although their models

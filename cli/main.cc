@@ -1,4 +1,4 @@
-// The `tare` command (DESIGN.md section 1): convert, run, inspect, ops.
+// The `tare` command (README.md, Use): convert, run, inspect, ops.
 // Exit status 0 on success; on failure 1 with one line "tare: error: ..." on stderr.
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 // Layer alignment of two models of the same network (possibly from different tools, with renamed
 // tensors, different opsets, different op decompositions and NHWC islands) and the search for the
-// first layer where they diverge (DESIGN.md section 2, steps 2 and 3 of the attribution).
+// first layer where they diverge (steps 2 and 3 of the attribution, docs/ARCHITECTURE.md).
 #pragma once
 #include <string>
 #include <vector>

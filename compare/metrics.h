@@ -1,6 +1,6 @@
-// Metrics that compare one tensor with a reference (DESIGN.md section 2): max abs, max rel,
-// relative L2, cosine similarity, max ULP distance, top-1 and top-k agreement. Pure functions of
-// two tensors' values, used by `tare compare` and the tests.
+// Metrics that compare one tensor with a reference (docs/ARCHITECTURE.md, the numerics
+// contract): max abs, max rel, relative L2, cosine similarity, max ULP distance, top-1 and top-k
+// agreement. Pure functions of two tensors' values, used by `tare compare` and the tests.
 #pragma once
 #include <cstdint>
 #include <string>

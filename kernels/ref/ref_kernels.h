@@ -3,7 +3,7 @@
 // tensors keep their own types. A kernel never validates what shape inference already checked:
 // shapes and dtypes of inputs and (preallocated) outputs are consistent when it runs.
 //
-// Numerics rules for T = float (DESIGN.md section 2): fp32 storage, sums accumulated in T in the
+// Numerics rules for T = float (docs/ARCHITECTURE.md, the numerics contract): fp32 storage, sums accumulated in T in the
 // documented order, no FMA contraction (the library is built with -ffp-contract=off),
 // transcendentals evaluated in double and rounded once to T.
 #pragma once
