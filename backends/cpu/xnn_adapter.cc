@@ -4,9 +4,8 @@
 #include <xnnpack.h>
 
 #include <cstring>
-#include <new>
-
 #include <mutex>
+#include <new>
 #include <string>
 
 namespace tare::cpu {
