@@ -41,7 +41,6 @@ shows_f2() {
 if [[ "${1:-}" == "--full" ]]; then
   B=${2:?usage: cpu_matrix.sh --full BUILD_DIR MODEL}; M=${3:?usage: cpu_matrix.sh --full BUILD_DIR MODEL}
   platforms/debian/setup.sh
-  command -v qemu-x86_64 >/dev/null || apt-get install -y -qq qemu-user >/dev/null
   cpu=$(quiet_cpu "$M")
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTARE_WERROR=ON -DTARE_REQUIRE_CORPUS=ON \
     "-DTARE_TEST_EMULATOR=qemu-x86_64;-cpu;$cpu" > "$B.cfg.log" 2>&1 || { cat "$B.cfg.log"; exit 1; }
@@ -55,10 +54,7 @@ if [[ "${1:-}" == "--full" ]]; then
 fi
 
 B=${1:-build}
-if ! command -v qemu-x86_64 >/dev/null; then
-  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
-  $SUDO apt-get install -y -qq --no-install-recommends qemu-user >/dev/null
-fi
+command -v qemu-x86_64 >/dev/null || platforms/debian/setup.sh >/dev/null  # installs qemu-user
 BT=$B/tests/tare_backend_tests
 for f in "$BT" "$B/tare" "$B/tests/tare_xnnpack_fc_repro" "$B/tests/tare_qemu_vsib_repro"; do
   [[ -x $f ]] || { echo "cpu_matrix: $f is missing (build first: platforms/debian/build.sh)"; echo "0 passed, 1 failed"; exit 1; }

@@ -12,6 +12,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
       python3-numpy python3-onnx
       libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev)
+# qemu-user: platforms/debian/cpu_matrix.sh runs the tests under emulated x86-64 CPU models.
+[[ $(uname -m) == x86_64 ]] && pkgs+=(qemu-user)
 if [[ "${1:-}" == "--fixtures" ]]; then
   pkgs+=(python3-torch python3-torchvision dataset-fashion-mnist)
 fi
