@@ -8,10 +8,11 @@
 # and natively the onednn backend tests with oneDNN capped at AVX512_CORE, AVX2, AVX and SSE4.1
 # (ONEDNN_MAX_CPU_ISA: oneDNN dispatches by ISA).
 #
-#   platforms/debian/cpu_matrix.sh [BUILD_DIR]            the matrix (what .ci/run runs; ~8 min on 2 cores)
+#   platforms/debian/cpu_matrix.sh [BUILD_DIR]            the matrix (what .ci/run runs; ~10 min on 2 cores)
 #   platforms/debian/cpu_matrix.sh --full BUILD_DIR MODEL  every ctest test (the README's test command) under
 #                                                          qemu-x86_64 -cpu MODEL: configures BUILD_DIR with
-#                                                          TARE_TEST_EMULATOR, builds, runs ctest (hours on 2 cores)
+#                                                          TARE_TEST_EMULATOR, builds, runs ctest (~8 min
+#                                                          of ctest on 2 cores after the build)
 #
 # Models: EPYC (AMD Zen 1: XNNPACK's "s4" GEMM kernels), EPYC-Rome (Zen 2), Haswell (Intel AVX2),
 # Nehalem (SSE4.2 only: the non-AVX paths). Debian 12's qemu 7.2 emulates up to AVX2 (no AVX-512,
@@ -41,6 +42,7 @@ shows_f2() {
 if [[ "${1:-}" == "--full" ]]; then
   B=${2:?usage: cpu_matrix.sh --full BUILD_DIR MODEL}; M=${3:?usage: cpu_matrix.sh --full BUILD_DIR MODEL}
   platforms/debian/setup.sh
+  qemu-x86_64 -cpu "$M" /bin/true 2>/dev/null || { echo "cpu_matrix: qemu-x86_64 has no CPU model '$M' (qemu-x86_64 -cpu help lists them)"; exit 1; }
   cpu=$(quiet_cpu "$M")
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTARE_WERROR=ON -DTARE_REQUIRE_CORPUS=ON \
     "-DTARE_TEST_EMULATOR=qemu-x86_64;-cpu;$cpu" > "$B.cfg.log" 2>&1 || { cat "$B.cfg.log"; exit 1; }
