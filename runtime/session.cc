@@ -5,7 +5,7 @@
 #include <cstring>
 #include <map>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 #include "runtime/passes/float_truth.h"
 #include "runtime/passes/inline_if.h"
 #include "runtime/planner.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 #include "runtime/ops/op.h"
 #include "runtime/session.h"
 

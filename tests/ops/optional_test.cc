@@ -1,7 +1,7 @@
 // Optional family: expected values by hand (the ops wrap, test and unwrap values unchanged).
 #include <doctest/doctest.h>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;

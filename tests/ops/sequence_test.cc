@@ -4,7 +4,7 @@
 // directly (op_test_util's Run treats data-less inputs as omitted).
 #include <doctest/doctest.h>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;

@@ -3,7 +3,7 @@
 // ("ä" U+00E4 <-> "Ä" U+00C4, Greek "αβγ" <-> "ΑΒΓ", Cyrillic "привет" <-> "ПРИВЕТ").
 #include <doctest/doctest.h>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;

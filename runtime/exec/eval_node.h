@@ -1,4 +1,4 @@
-// Evaluates nodes and whole graphs on the reference kernels: shape inference, output allocation,
+// runtime/exec: evaluates nodes and whole graphs on the reference kernels: shape inference, output allocation,
 // kernel run. Used for plan-time constant folding and dynamic mode by the session, for the bodies
 // of control-flow ops (If, Loop, Scan, SequenceMap), and by the op tests.
 #pragma once

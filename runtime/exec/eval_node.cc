@@ -1,4 +1,4 @@
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 
 #include <algorithm>
 #include <cstring>

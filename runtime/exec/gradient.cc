@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 
 namespace tare {
 namespace {

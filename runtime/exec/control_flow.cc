@@ -2,7 +2,7 @@
 // Bodies run on BodyRunners made once when the kernel is made: the reference interpreter
 // (GraphEvaluator) in the node's compute type, or nested sessions on a session's own backends. Values pass between iterations without copies (tensors
 // are immutable once produced); scan outputs are stacked by copying.
-// Bounds (ControlFlowBudget, backends/ref/eval_node.h): body runs of all nested control flow
+// Bounds (ControlFlowBudget, runtime/exec/eval_node.h): body runs of all nested control flow
 // together at most 2^20 per outermost node (a loop that never stops, or loops nested to multiply
 // their counts, get an error instead of hanging); the parts collected for one stacked output at most
 // the session's max_tensor_bytes, checked as each part arrives.
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <memory>
 
-#include "backends/ref/eval_node.h"
+#include "runtime/exec/eval_node.h"
 
 namespace tare {
 namespace {
