@@ -44,9 +44,7 @@ if [[ "${1:-}" == "--full" ]]; then
   platforms/debian/setup.sh
   qemu-x86_64 -cpu "$M" /bin/true 2>/dev/null || { echo "cpu_matrix: qemu-x86_64 has no CPU model '$M' (qemu-x86_64 -cpu help lists them)"; exit 1; }
   cpu=$(quiet_cpu "$M")
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTARE_WERROR=ON -DTARE_REQUIRE_CORPUS=ON \
-    "-DTARE_TEST_EMULATOR=qemu-x86_64;-cpu;$cpu" > "$B.cfg.log" 2>&1 || { cat "$B.cfg.log"; exit 1; }
-  cmake --build "$B" -j "$(nproc)" > "$B.build.log" 2>&1 || { tail -30 "$B.build.log"; exit 1; }
+  platforms/debian/build.sh "$B" "-DTARE_TEST_EMULATOR=qemu-x86_64;-cpu;$cpu" || exit 1
   bash tests/models/silero/fetch.sh "$B/corpus" && bash tests/models/tflite/fetch.sh "$B/corpus" || exit 1
   isa=()
   if shows_f2 "$cpu" "$B"; then
