@@ -53,6 +53,11 @@ def main():
     ap.add_argument("--emulator", default="", help="command prefix, e.g. 'qemu-x86_64 -cpu EPYC'")
     ap.add_argument("--backend", default="cpu")
     args = ap.parse_args()
+    import shutil
+    for exe in [args.tare] + shlex.split(args.emulator)[:1]:
+        if not (os.access(exe, os.X_OK) or shutil.which(exe)):
+            print(f"gemm_threads: {exe} is not an executable", file=sys.stderr)
+            return 1
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(26)
     runner = shlex.split(args.emulator) + [args.tare]
