@@ -45,6 +45,7 @@
 #include <set>
 
 #include "cli/cli.h"
+#include "converters/load_any.h"
 #include "converters/onnx/onnx_converter.h"
 
 using namespace tare;

@@ -23,6 +23,7 @@
 
 #include "cli/cli.h"
 #include "compare/align.h"
+#include "converters/load_any.h"
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
 #include "runtime/passes/float_truth.h"

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "cli/cli.h"
+#include "converters/load_any.h"
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
 #include "runtime/ops/op.h"

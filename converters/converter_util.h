@@ -1,5 +1,5 @@
-// Helpers shared by the converters (ONNX, TFLite): digests and names for provenance, and
-// LoadAnyModel, which picks the converter from the file name.
+// Helpers shared by the converters (ONNX, TFLite): digests and names for provenance, small
+// constant tensors. (LoadAnyModel, which picks a converter: converters/load_any.h.)
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,10 +19,5 @@ std::string BaseName(const std::string& path);
 Tensor Int64Vector(const std::vector<int64_t>& v);
 /// A float32 scalar tensor.
 Tensor Float32Scalar(float f);
-
-/// Converts any model file tare reads, chosen by extension (.onnx, .tflite; .tare is loaded) or by
-/// `from` ("onnx", "tflite", "tare"; empty = by extension). Errors: unknown extension or format,
-/// and those of the converter or loader.
-Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from = "");
 
 }  // namespace tare

@@ -8,7 +8,8 @@
 #include "runtime/exec/eval_node.h"
 #include "runtime/passes/float_truth.h"
 #include "runtime/passes/inline_if.h"
-#include "runtime/planner.h"
+#include "runtime/plan/arena.h"
+#include "runtime/plan/plan.h"
 
 namespace tare {
 
@@ -66,7 +67,9 @@ struct Session::Impl {
   Status PlanOnce(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes, int* inline_node, bool* cond);
   Status Inline(int node, bool cond);
   Status RunDynamic(const std::vector<const Tensor*>& bound);
-  Status CheckBytes(const Node& node, const ValueInfo& v) const;
+  /// Places every run-time value (`life`, not `known`) in one new arena and points its slot there.
+  /// Errors: the arena is over options.max_arena_bytes, or cannot be allocated.
+  Status PlaceInArena(const std::vector<Lifetime>& life, const std::vector<char>& known);
 };
 
 namespace {
@@ -420,16 +423,6 @@ Status Session::Impl::Inline(int node, bool cond) {
   return Status::Ok();
 }
 
-Status Session::Impl::CheckBytes(const Node& node, const ValueInfo& v) const {
-  Result<int64_t> n = NumElements(v.shape);
-  if (!n.ok()) return Status::Error(node.Where() + ": " + n.status().message());
-  size_t bytes = static_cast<size_t>(*n) * DTypeSize(StorageType(v.dtype, storage));
-  if (bytes > options.max_tensor_bytes)
-    return Status::Error(node.Where() + ": output of shape " + ShapeStr(v.shape) + " needs " + std::to_string(bytes) +
-                         " bytes, over the session limit of " + std::to_string(options.max_tensor_bytes));
-  return Status::Ok();
-}
-
 Status Session::Impl::Plan(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes) {
   exec = graph;
   origin.resize(graph->nodes.size());
@@ -452,172 +445,69 @@ Status Session::Impl::Plan(const std::vector<Shape>& input_shapes, const std::ve
 Status Session::Impl::PlanOnce(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes,
                                int* inline_node, bool* cond) {
   const Graph& g = *exec;
-  const size_t nv = g.values.size();
   planned = false;
   dynamic = false;
   partitions.clear();
   arena.reset();
-  slots.assign(nv, Tensor());
   placement.assign(g.nodes.size(), "");
   notes.assign(g.nodes.size(), "");
-  std::vector<ValueInfo> vi(nv);
-  std::vector<char> known(nv, 0);
-  for (size_t v = 0; v < nv; ++v) {
-    if (!g.values[v].is_constant) continue;
-    slots[v] = consts[v];
-    vi[v] = {true, g.values[v].dtype, g.values[v].shape, &slots[v]};
-    known[v] = 1;
-  }
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    int v = g.inputs[i];
-    vi[v] = {true, input_dtypes[i], input_shapes[i], nullptr};
-    vi[v].kind = g.values[v].kind;
-    slots[v] = Tensor::View(StorageType(input_dtypes[i], storage), input_shapes[i], nullptr);
-  }
-  auto go_dynamic = [&](size_t from) {
-    // A shape depends on run-time data, or values are not plain tensors (sequences, optionals,
-    // strings, results of control flow): evaluate node by node at every run.
-    dynamic = true;
-    planned_shapes = input_shapes;
-    planned_dtypes = input_dtypes;
-    planned = true;
-    for (size_t k = from; k < g.nodes.size(); ++k)
-      if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
+  // The plan's steps (runtime/plan/plan.h): dead nodes, shape inference and folding, lifetimes,
+  // arena, partitions.
+  live = LiveNodes(g, traced);
+  TARE_ASSIGN_OR_RETURN(FoldResult fr, InferAndFold(g, live, consts, input_shapes, input_dtypes, storage,
+                                                    options.max_tensor_bytes, &slots));
+  // Nodes past a stop are not placed here (an inlined If plans again; dynamic mode names them below).
+  const size_t placed = fr.stop == FoldResult::Stop::kNone ? g.nodes.size() : fr.at;
+  for (size_t ni = 0; ni < placed; ++ni)
+    placement[ni] = !live[ni] ? "unused" : fr.folded[ni] ? "folded" : backends[node_backend[ni]]->name();
+  planned_shapes = input_shapes;
+  planned_dtypes = input_dtypes;
+  if (fr.stop == FoldResult::Stop::kInlineIf) {
+    *inline_node = static_cast<int>(fr.at);
+    *cond = fr.cond;
     return Status::Ok();
-  };
-  // Sequences, optionals and strings never live in the arena.
-  auto plain = [](const ValueInfo& i) { return i.kind == ValueKind::kTensor && !i.kernel_allocates && i.dtype != DType::kString; };
-  // Dead nodes (no path to a graph output) are neither folded nor run.
-  std::vector<char> needed(nv, 0);
-  for (int v : g.outputs) needed[v] = 1;
-  for (size_t v = 0; v < traced.size(); ++v)
-    if (traced[v]) needed[v] = 1;
-  live.assign(g.nodes.size(), 0);
-  for (size_t ni = g.nodes.size(); ni-- > 0;) {
-    const Node& n = g.nodes[ni];
-    for (int v : n.outputs) live[ni] = live[ni] || (v >= 0 && needed[v]);
-    if (live[ni])
-      for (int v : n.inputs)
-        if (v >= 0) needed[v] = 1;
   }
-  std::vector<int> steps;  // node indices run at run time
-  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-    const Node& n = g.nodes[ni];
-    if (!live[ni]) {
-      placement[ni] = "unused";
-      continue;
-    }
-    std::vector<ValueInfo> ins(n.inputs.size());
-    bool all_known = true;
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      int v = n.inputs[k];
-      if (v < 0) continue;
-      ins[k] = vi[v];
-      ins[k].value = known[v] ? &slots[v] : nullptr;
-      all_known = all_known && known[v];
-    }
-    for (size_t k = 0; k < n.inputs.size(); ++k)
-      if (n.inputs[k] >= 0 && !known[n.inputs[k]] && !plain(ins[k])) return go_dynamic(ni);
-    Result<std::vector<ValueInfo>> inferred = InferNode(n, ins);
-    if (!inferred.ok() && inferred.status().needs_value()) return go_dynamic(ni);
-    if (!inferred.ok()) return inferred.status();
-    if (n.op == "If" && (n.domain.empty() || n.domain == "ai.onnx") && known[n.inputs[0]]) {
-      *inline_node = static_cast<int>(ni);
-      *cond = ReadInt(slots[n.inputs[0]], 0) != 0;
-      return Status::Ok();
-    }
-    std::vector<ValueInfo> outs = std::move(inferred).value();
-    if (!all_known)
-      for (const ValueInfo& o : outs)
-        if (o.present && !plain(o)) return go_dynamic(ni);
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.outputs[k] < 0) continue;
-      if (!outs[k].kernel_allocates) TARE_RETURN_IF_ERROR(CheckBytes(n, outs[k]));
-      vi[n.outputs[k]] = outs[k];
-    }
-    // Shape and Size only read their input's shape, which is known here: fold them too.
-    bool shape_only = (n.op == "Shape" || n.op == "Size") && n.domain.empty();
-    if (all_known || shape_only) {
-      std::vector<Tensor> dummies(n.inputs.size());
-      std::vector<const Tensor*> ptrs(n.inputs.size(), nullptr);
-      for (size_t k = 0; k < n.inputs.size(); ++k) {
-        int v = n.inputs[k];
-        if (v < 0) continue;
-        if (known[v]) {
-          ptrs[k] = &slots[v];
-        } else {
-          dummies[k] = Tensor::View(StorageType(vi[v].dtype, storage), vi[v].shape, nullptr);
-          ptrs[k] = &dummies[k];
-        }
-      }
-      TARE_ASSIGN_OR_RETURN(std::vector<Tensor> res, EvalNode(n, ptrs, storage));
-      for (size_t k = 0; k < n.outputs.size(); ++k) {
-        int v = n.outputs[k];
-        if (v < 0) continue;
-        slots[v] = res[k];
-        known[v] = 1;
-      }
-      placement[ni] = "folded";
-      continue;
-    }
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      int v = n.outputs[k];
-      if (v >= 0) slots[v] = Tensor::View(StorageType(outs[k].dtype, storage), outs[k].shape, nullptr);
-    }
-    placement[ni] = backends[node_backend[ni]]->name();
-    steps.push_back(static_cast<int>(ni));
+  if (fr.stop == FoldResult::Stop::kDynamic) {
+    // Some shape depends on run-time data, or values are not plain tensors (sequences, optionals,
+    // strings, results of control flow): evaluate node by node at every run.
+    for (size_t k = fr.at; k < g.nodes.size(); ++k)
+      if (live[k]) placement[k] = backends.back()->name() + " (dynamic)";
+    dynamic = true;
+    planned = true;
+    return Status::Ok();
   }
+  const std::vector<Lifetime> life = ValueLifetimes(g, fr.steps, fr.known, traced);
+  TARE_RETURN_IF_ERROR(PlaceInArena(life, fr.known));
+  for (Partition& part : SplitPartitions(g, fr.steps, node_backend, life)) {
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[node_backend[part.nodes[0]]]->Compile(g, part, slots, options));
+    const std::vector<std::string> part_notes = ex->Notes();
+    for (size_t k = 0; k < part_notes.size() && k < part.nodes.size(); ++k) notes[part.nodes[k]] = part_notes[k];
+    partitions.push_back(std::move(ex));
+  }
+  planned = true;
+  return Status::Ok();
+}
 
-  // Lifetimes of run-time values: graph inputs from step -1, graph outputs to the end.
-  std::vector<int> first(nv, -2), last(nv, -2);
-  for (int v : g.inputs) first[v] = last[v] = -1;
-  for (size_t s = 0; s < steps.size(); ++s) {
-    const Node& n = g.nodes[steps[s]];
-    for (int v : n.inputs)
-      if (v >= 0 && !known[v]) last[v] = static_cast<int>(s);
-    for (int v : n.outputs)
-      if (v >= 0) first[v] = last[v] = static_cast<int>(s);
-  }
-  for (int v : g.outputs)
-    if (!known[v]) last[v] = static_cast<int>(steps.size());
-  for (size_t v = 0; v < nv; ++v)  // traced values keep their buffers to the end of the run
-    if (v < traced.size() && traced[v] && first[v] != -2 && !known[v]) last[v] = static_cast<int>(steps.size());
+Status Session::Impl::PlaceInArena(const std::vector<Lifetime>& life, const std::vector<char>& known) {
   std::vector<BufferUse> uses;
   std::vector<int> use_value;
-  for (size_t v = 0; v < nv; ++v) {
-    if (first[v] == -2 || known[v]) continue;
-    uses.push_back({slots[v].nbytes(), first[v], last[v]});
+  for (size_t v = 0; v < life.size(); ++v) {
+    if (life[v].first == -2 || known[v]) continue;
+    uses.push_back({slots[v].nbytes(), life[v].first, life[v].last});
     use_value.push_back(static_cast<int>(v));
   }
-  ArenaPlan ap = PlanArena(uses);
+  const ArenaPlan ap = PlanArena(uses);
   if (ap.arena_bytes > options.max_arena_bytes)
     return Status::Error("the plan needs an arena of " + std::to_string(ap.arena_bytes) +
                          " bytes, over the session limit of " + std::to_string(options.max_arena_bytes));
   // 16 bytes of slack past the end: vectorized kernels may read (never use) a little beyond.
-  size_t cap = (ap.arena_bytes + 64 + 63) / 64 * 64;
+  const size_t cap = (ap.arena_bytes + 64 + 63) / 64 * 64;
   void* mem = std::aligned_alloc(64, cap);
   if (!mem) return Status::Error("out of memory allocating an arena of " + std::to_string(cap) + " bytes");
   std::memset(mem, 0, cap);
   arena.reset(mem, std::free);
   arena_bytes = ap.arena_bytes;
   for (size_t u = 0; u < uses.size(); ++u) slots[use_value[u]].data = static_cast<uint8_t*>(mem) + ap.offsets[u];
-
-  // Partitions: maximal runs of consecutive steps on the same backend.
-  for (size_t s = 0; s < steps.size();) {
-    Partition part;
-    int b = node_backend[steps[s]];
-    while (s < steps.size() && node_backend[steps[s]] == b) part.nodes.push_back(steps[s++]);
-    for (int ni : part.nodes)
-      for (int v : g.nodes[ni].outputs)
-        if (v >= 0 && last[v] >= static_cast<int>(s)) part.live_out.push_back(v);
-    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> ex, backends[b]->Compile(g, part, slots, options));
-    const std::vector<std::string> part_notes = ex->Notes();
-    for (size_t k = 0; k < part_notes.size() && k < part.nodes.size(); ++k) notes[part.nodes[k]] = part_notes[k];
-    partitions.push_back(std::move(ex));
-  }
-  planned_shapes = input_shapes;
-  planned_dtypes = input_dtypes;
-  planned = true;
   return Status::Ok();
 }
 

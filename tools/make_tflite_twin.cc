@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "converters/converter_util.h"
+#include "converters/load_any.h"
 #include "tflite_schema_generated.h"
 
 using namespace tare;

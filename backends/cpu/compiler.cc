@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "backends/cpu/buffer.h"
-#include "kernels/ref/ref_kernels.h"
 
 namespace tare::cpu {
 namespace {
@@ -107,27 +106,6 @@ void NhwcToNchw(const float* x, float* y, size_t n, size_t c, size_t hw, const T
 
 void CopyFloats(const float* x, float* y, size_t n, const ThreadPool* pool) {
   pool->ParallelFor(n, size_t(1) << 16, [=](size_t b, size_t e) { std::memcpy(y + b, x + b, (e - b) * sizeof(float)); });
-}
-
-GraphInfo GraphInfo::Of(const Graph& g) {
-  GraphInfo info;
-  info.known.assign(g.values.size(), 0);
-  info.readers.assign(g.values.size(), 0);
-  for (size_t v = 0; v < g.values.size(); ++v) info.known[v] = g.values[v].is_constant;
-  for (const Node& n : g.nodes) {
-    bool all = true;
-    for (int v : n.inputs)
-      if (v >= 0) {
-        all = all && info.known[v];
-        ++info.readers[v];
-      }
-    const bool shape_only = (n.op == "Shape" || n.op == "Size") && n.domain.empty();
-    if (all || shape_only)
-      for (int v : n.outputs)
-        if (v >= 0) info.known[v] = 1;
-  }
-  for (int v : g.outputs) ++info.readers[v];
-  return info;
 }
 
 Compiler::Compiler(const Graph& g, const Partition& part, const std::vector<Tensor>& slots, const GraphInfo& info,
@@ -373,28 +351,22 @@ void Compiler::Done(int v) {
 }
 
 Status Compiler::CompileRef(const Node& n) {
-  TARE_ASSIGN_OR_RETURN(KernelFn k, MakeRefKernel(n, DType::kFloat32));
-  // Tensors bound now (plain layouts); the vectors of pointers are built once.
-  auto ins = std::make_shared<std::vector<Tensor>>(n.inputs.size());
-  auto outs = std::make_shared<std::vector<Tensor>>(n.outputs.size());
-  auto in_ptrs = std::make_shared<std::vector<const Tensor*>>(n.inputs.size(), nullptr);
-  auto out_ptrs = std::make_shared<std::vector<Tensor*>>(n.outputs.size(), nullptr);
+  // Tensors bound now, in plain layouts.
+  std::vector<Tensor> ins(n.inputs.size()), outs(n.outputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    int v = n.inputs[i];
+    const int v = n.inputs[i];
     if (v < 0) continue;
-    (*ins)[i] = slots_[v];
-    if (slots_[v].dtype == DType::kFloat32) (*ins)[i].data = const_cast<float*>(In(v, Layout::kPlain));
-    (*in_ptrs)[i] = &(*ins)[i];
+    ins[i] = slots_[v];
+    if (slots_[v].dtype == DType::kFloat32) ins[i].data = const_cast<float*>(In(v, Layout::kPlain));
   }
   for (size_t i = 0; i < n.outputs.size(); ++i) {
-    int v = n.outputs[i];
+    const int v = n.outputs[i];
     if (v < 0) continue;
-    (*outs)[i] = slots_[v];
-    if (slots_[v].dtype == DType::kFloat32) (*outs)[i].data = Out(v, Layout::kPlain);
-    (*out_ptrs)[i] = &(*outs)[i];
+    outs[i] = slots_[v];
+    if (slots_[v].dtype == DType::kFloat32) outs[i].data = Out(v, Layout::kPlain);
   }
-  const std::string where = n.Where();
-  Add([k, ins, outs, in_ptrs, out_ptrs, where] { return k(*in_ptrs, *out_ptrs).With(where); });
+  TARE_ASSIGN_OR_RETURN(std::function<Status()> step, RefStep(n, std::move(ins), std::move(outs)));
+  Add(std::move(step));
   for (int v : n.outputs)
     if (v >= 0) Done(v);
   return Status::Ok();

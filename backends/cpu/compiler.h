@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "backends/common/table_backend.h"
 #include "backends/cpu/threadpool.h"
 #include "backends/cpu/xnn_adapter.h"
 
@@ -25,14 +25,6 @@ enum class Layout : uint8_t { kPlain, kNHWC };
 /// A step of a compiled partition; returns an error naming the node on failure.
 using StepFn = std::function<Status()>;
 
-/// Plan-time knowledge of a graph shared by Supports and Compile: which values are known before
-/// run time (weights, and values the session folds: outputs of nodes whose inputs are all known,
-/// and of Shape/Size), and how many node inputs read each value.
-struct GraphInfo {
-  std::vector<char> known;
-  std::vector<int> readers;
-  static GraphInfo Of(const Graph& g);
-};
 
 class Compiler {
  public:

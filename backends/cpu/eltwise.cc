@@ -31,12 +31,6 @@ Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC
 
 }  // namespace
 
-bool IsF32(const Graph& g, int v) {
-  // Converters may leave intermediate dtypes to inference: unknown passes here, and Compile runs
-  // the reference for a node whose tensors turn out not to be float32.
-  return v >= 0 && (g.values[v].dtype == DType::kFloat32 || g.values[v].dtype == DType::kUndefined);
-}
-bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
 
 Clamp ClipBounds(const Compiler& c, const Node& n) {
   Clamp cl;

@@ -58,13 +58,6 @@ Status CompileReshape(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
-bool SupportsConcat(const Node& n, const Graph& g, const GraphInfo&) {
-  if (n.inputs.empty()) return false;
-  for (int v : n.inputs)
-    if (!IsF32(g, v)) return false;
-  return true;
-}
-
 Status CompileConcat(Compiler& c, const Node& n) {
   const int y = n.outputs[0];
   const Shape& ys = c.shape(y);

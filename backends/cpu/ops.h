@@ -10,11 +10,8 @@
 
 namespace tare::cpu {
 
-struct OpImpl {
-  const char* op;
-  bool (*supports)(const Node& n, const Graph& g, const GraphInfo& info);
-  Status (*compile)(Compiler& c, const Node& n);
-};
+/// One claimed op (backends/common/table_backend.h).
+using OpImpl = TableOp<Compiler>;
 /// Every op the backend claims (cpu_backend.cc).
 const std::vector<OpImpl>& CpuOps();
 
@@ -40,8 +37,6 @@ int FuseClamp(Compiler& c, int v, Clamp* cl);
 Clamp ClipBounds(const Compiler& c, const Node& n);
 
 /// Helpers for Supports.
-bool IsF32(const Graph& g, int v);
-bool Known(const GraphInfo& info, int v);
 
 // Per-file entry points.
 bool SupportsConv(const Node& n, const Graph& g, const GraphInfo& info);
@@ -60,7 +55,7 @@ bool SupportsSoftmax(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSoftmax(Compiler& c, const Node& n);
 bool SupportsReshape(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileReshape(Compiler& c, const Node& n);
-bool SupportsConcat(const Node& n, const Graph& g, const GraphInfo& info);
+/// Concat (claimed when every input is float32: AllInputsF32).
 Status CompileConcat(Compiler& c, const Node& n);
 bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileTranspose(Compiler& c, const Node& n);

@@ -131,21 +131,6 @@ TARE_RNN_CLONES void GruOut(const float* __restrict g, float* __restrict h, floa
   for (int64_t u = 0; u < H; ++u) h[u] = (1.0f - g[u]) * sc[u] + g[u] * h[u];
 }
 
-bool IsDefaultActivations(const Node& n, bool lstm, int64_t nd) {
-  auto it = n.attrs.find("activations");
-  if (it == n.attrs.end()) return true;
-  const std::vector<std::string> def =
-      lstm ? std::vector<std::string>{"sigmoid", "tanh", "tanh"} : std::vector<std::string>{"sigmoid", "tanh"};
-  const std::vector<std::string>& names = it->second.strings;
-  if (names.size() != def.size() && names.size() != def.size() * static_cast<size_t>(nd)) return false;
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string l;
-    for (char ch : names[i]) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (l != def[i % def.size()]) return false;
-  }
-  return true;
-}
-
 /// Everything one compiled LSTM/GRU node needs at run time (buffers owned by the Compiler).
 struct RnnPlan {
   bool lstm = true, lbr = false;
@@ -238,7 +223,7 @@ bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info) {
     auto it = n.attrs.find(a);
     if (it != n.attrs.end() && !it->second.floats.empty()) return false;
   }
-  return IsDefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1);
+  return RnnDefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1);
 }
 
 Status CompileRnn(Compiler& c, const Node& n) {

@@ -18,7 +18,6 @@
 
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/onednn_backend.h"
-#include "kernels/ref/ref_kernels.h"
 
 namespace tare::onednn {
 namespace {
@@ -86,33 +85,6 @@ bool WorthThreads(const Node& n, const std::vector<Tensor>& slots) {
 }
 
 }  // namespace
-
-GraphInfo GraphInfo::Of(const Graph& g) {
-  GraphInfo info;
-  info.known.assign(g.values.size(), 0);
-  info.readers.assign(g.values.size(), 0);
-  for (size_t v = 0; v < g.values.size(); ++v) info.known[v] = g.values[v].is_constant;
-  for (const Node& n : g.nodes) {
-    bool all = true;
-    for (int v : n.inputs)
-      if (v >= 0) {
-        all = all && info.known[v];
-        ++info.readers[v];
-      }
-    const bool shape_only = (n.op == "Shape" || n.op == "Size") && n.domain.empty();
-    if (all || shape_only)
-      for (int v : n.outputs)
-        if (v >= 0) info.known[v] = 1;
-  }
-  for (int v : g.outputs) ++info.readers[v];
-  return info;
-}
-
-bool IsF32(const Graph& g, int v) {
-  // Converters may leave intermediate dtypes to inference: unknown passes here, and Compile runs
-  // the reference for a node whose tensors turn out not to be float32.
-  return v >= 0 && (g.values[v].dtype == DType::kFloat32 || g.values[v].dtype == DType::kUndefined);
-}
 
 Compiler::Compiler(const Graph& g, const Partition& part, const std::vector<Tensor>& slots, const GraphInfo& info,
                    const dnnl::engine& eng, dnnl::stream& strm)
@@ -375,26 +347,18 @@ void Compiler::Restore(const Snapshot& s) {
 }
 
 Status Compiler::CompileRef(const Node& n) {
-  TARE_ASSIGN_OR_RETURN(KernelFn k, MakeRefKernel(n, DType::kFloat32));
-  auto ins = std::make_shared<std::vector<Tensor>>(n.inputs.size());
-  auto outs = std::make_shared<std::vector<Tensor>>(n.outputs.size());
-  auto in_ptrs = std::make_shared<std::vector<const Tensor*>>(n.inputs.size(), nullptr);
-  auto out_ptrs = std::make_shared<std::vector<Tensor*>>(n.outputs.size(), nullptr);
+  // Tensors bound now, in plain layouts.
+  std::vector<Tensor> ins(n.inputs.size()), outs(n.outputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const int v = n.inputs[i];
     if (v < 0) continue;
     if (!rep_[v].plain) Plain(v);
-    (*ins)[i] = slots_[v];
-    (*in_ptrs)[i] = &(*ins)[i];
+    ins[i] = slots_[v];
   }
-  for (size_t i = 0; i < n.outputs.size(); ++i) {
-    const int v = n.outputs[i];
-    if (v < 0) continue;
-    (*outs)[i] = slots_[v];
-    (*out_ptrs)[i] = &(*outs)[i];
-  }
-  const std::string where = n.Where();
-  AddFn([k, ins, outs, in_ptrs, out_ptrs, where] { return k(*in_ptrs, *out_ptrs).With(where); });
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) outs[i] = slots_[n.outputs[i]];
+  TARE_ASSIGN_OR_RETURN(std::function<Status()> step, RefStep(n, std::move(ins), std::move(outs)));
+  AddFn(std::move(step));
   for (int v : n.outputs)
     if (v >= 0) {
       rep_[v].plain = true;
@@ -406,13 +370,6 @@ Status Compiler::CompileRef(const Node& n) {
 }
 
 namespace {
-
-const OpImpl* Find(const Node& n) {
-  if (!n.domain.empty() && n.domain != "ai.onnx") return nullptr;
-  for (const OpImpl& op : OnednnOps())
-    if (n.op == op.op) return &op;
-  return nullptr;
-}
 
 class OnednnExecutable : public Executable {
  public:
@@ -452,24 +409,10 @@ class OnednnExecutable : public Executable {
   std::vector<std::string> notes_;
 };
 
-class OnednnBackend : public Backend {
+class OnednnBackend : public TableBackend<Compiler> {
  public:
+  OnednnBackend() : TableBackend<Compiler>(OnednnOps()) {}
   std::string name() const override { return "onednn"; }
-  DType float_storage() const override { return DType::kFloat32; }
-
-  bool ClaimsOp(const std::string& domain, const std::string& op) const override {
-    Node n;
-    n.op = op;
-    n.domain = domain;
-    return Find(n) != nullptr;
-  }
-
-  bool Supports(const Node& node, const Graph& graph) const override {
-    const OpImpl* op = Find(node);
-    if (!op) return false;
-    if (node.outputs.empty() || !IsF32(graph, node.outputs[0])) return false;
-    return op->supports(node, graph, Info(graph));
-  }
 
   std::string Declines(const Node& node, const Graph& graph) const override {
     if (node.op == "LSTM" || node.op == "GRU") return RnnDeclines(node, graph, Info(graph));
@@ -530,19 +473,8 @@ class OnednnBackend : public Backend {
   }
 
  private:
-  const GraphInfo& Info(const Graph& g) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (info_graph_ != &g || info_.known.size() != g.values.size()) {
-      info_ = GraphInfo::Of(g);
-      info_graph_ = &g;
-    }
-    return info_;
-  }
   std::once_flag engine_once_;
   dnnl::engine engine_;
-  mutable std::mutex mu_;
-  mutable const Graph* info_graph_ = nullptr;
-  mutable GraphInfo info_;
 };
 
 }  // namespace

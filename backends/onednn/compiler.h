@@ -21,20 +21,11 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "backends/backend.h"
+#include "backends/common/table_backend.h"
 
 namespace tare::onednn {
 
 using dnnl::memory;
-
-/// Plan-time knowledge of a graph: which values are known before run time (weights, and values
-/// the session folds: outputs of nodes whose inputs are all known, and of Shape/Size), and how
-/// many node inputs and graph outputs read each value.
-struct GraphInfo {
-  std::vector<char> known;
-  std::vector<int> readers;
-  static GraphInfo Of(const Graph& g);
-};
 
 /// A step of a compiled partition: a primitive with its arguments, or a function (reference
 /// kernels), returning an error that names the node.
@@ -189,14 +180,9 @@ class Compiler {
 
 /// Op table entry: Supports is decided from the graph (op, dtypes, attributes, which inputs are
 /// known at plan time); Compile from the concrete shapes (it may fall back to CompileRef).
-struct OpImpl {
-  const char* op;
-  bool (*supports)(const Node& n, const Graph& g, const GraphInfo& info);
-  Status (*compile)(Compiler& c, const Node& n);
-};
+/// (backends/common/table_backend.h)
+using OpImpl = TableOp<Compiler>;
 const std::vector<OpImpl>& OnednnOps();
-
-bool IsF32(const Graph& g, int v);
 
 /// LSTM and GRU (rnn.cc).
 bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info);

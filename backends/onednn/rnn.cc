@@ -11,40 +11,10 @@
 #include <cctype>
 #include <cstring>
 
-#include "backends/onednn/compiler.h"
+#include "backends/onednn/op_util.h"
 
 namespace tare::onednn {
 namespace {
-
-using dt = memory::data_type;
-using tag = memory::format_tag;
-
-bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
-
-bool DefaultActivations(const Node& n, bool lstm, int64_t nd) {
-  auto it = n.attrs.find("activations");
-  if (it == n.attrs.end()) return true;
-  const std::vector<std::string> def =
-      lstm ? std::vector<std::string>{"sigmoid", "tanh", "tanh"} : std::vector<std::string>{"sigmoid", "tanh"};
-  const std::vector<std::string>& names = it->second.strings;
-  if (names.size() != def.size() && names.size() != def.size() * static_cast<size_t>(nd)) return false;
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string l;
-    for (char ch : names[i]) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (l != def[i % def.size()]) return false;
-  }
-  return true;
-}
-
-memory::desc Dense(const memory::dims& d) {
-  memory::dims s(d.size());
-  int64_t st = 1;
-  for (size_t i = d.size(); i-- > 0;) {
-    s[i] = st;
-    st *= d[i];
-  }
-  return memory::desc(d, dt::f32, s);
-}
 
 /// A memory over `base`'s bytes starting `offset` floats in, with desc d.
 memory At(const Compiler& c, const memory& base, size_t offset, const memory::desc& d) {
@@ -74,7 +44,7 @@ std::string RnnDeclines(const Node& n, const Graph& g, const GraphInfo& info) {
     auto it = n.attrs.find(a);
     if (it != n.attrs.end() && !it->second.floats.empty()) return std::string(a) + ": only the default activations";
   }
-  if (!DefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1)) return "non-default activations";
+  if (!RnnDefaultActivations(n, lstm, *dir == "bidirectional" ? 2 : 1)) return "non-default activations";
   return "";
 }
 
@@ -110,9 +80,9 @@ Status CompileRnn(Compiler& c, const Node& n) {
   const float* R = c.slot(r).as<float>();
   const float* Bt = b >= 0 ? c.slot(b).as<float>() : nullptr;
 
-  const memory::desc x_md = Dense({S, B, I});
-  const memory::desc state_md = Dense({1, 1, B, H});
-  const memory::desc y_md = Dense({S, B, H});
+  const memory::desc x_md = RowMajor({S, B, I});
+  const memory::desc state_md = RowMajor({1, 1, B, H});
+  const memory::desc y_md = RowMajor({S, B, H});
   // Primitive descs first (they may throw: the reference kernel then runs the node).
   struct Dir {
     dnnl::primitive prim;
@@ -127,7 +97,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
     const dnnl::rnn_direction rd =
         rev ? dnnl::rnn_direction::unidirectional_right2left : dnnl::rnn_direction::unidirectional_left2right;
     const memory::desc wl_any({1, 1, I, G, H}, dt::f32, tag::any), wi_any({1, 1, H, G, H}, dt::f32, tag::any);
-    const memory::desc bias_md = Dense({1, 1, GB, H});
+    const memory::desc bias_md = RowMajor({1, 1, GB, H});
     if (lstm) {
       dnnl::lstm_forward::desc ld(dnnl::prop_kind::forward_inference, rd, x_md, state_md, state_md, wl_any, wi_any,
                                   bias_md, y_md, state_md, state_md);
@@ -186,7 +156,7 @@ Status CompileRnn(Compiler& c, const Node& n) {
   memory ycm = yc >= 0 ? c.Out(yc, c.PlainDesc(yc), reads) : memory();
   for (int64_t d = 0; d < nd; ++d) {
     Dir& D = dirs[size_t(d)];
-    memory wl(D.wl, c.engine()), wi(D.wi, c.engine()), bias(Dense({1, 1, GB, H}), c.engine());
+    memory wl(D.wl, c.engine()), wi(D.wi, c.engine()), bias(RowMajor({1, 1, GB, H}), c.engine());
     {
       memory u1(memory::desc({1, 1, I, G, H}, dt::f32, tag::ldigo), c.engine(), D.wlv.data());
       memory u2(memory::desc({1, 1, H, G, H}, dt::f32, tag::ldigo), c.engine(), D.wiv.data());

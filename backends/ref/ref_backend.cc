@@ -1,7 +1,7 @@
 // The reference backends: `ref` (float) and `ref64` (double) run the kernels of kernels/ref.
 // Single-threaded by design (docs/ARCHITECTURE.md, the numerics contract). CreateBackend is in backends/registry.cc.
 #include "backends/backend.h"
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 #include "runtime/ops/op.h"
 
 namespace tare {

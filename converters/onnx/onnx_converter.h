@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "converters/converter_util.h"  // LoadAnyModel
+#include "converters/converter_util.h"
 #include "format/model_file.h"
 #include "runtime/session.h"
 

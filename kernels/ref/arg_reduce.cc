@@ -5,7 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

@@ -4,14 +4,14 @@
 // and float32, double for float64) rounded once to the storage type; Pow is evaluated in double
 // and rounded once. Elements are independent, so no accumulation order applies. Broadcasting:
 // kernels/ref/broadcast.h; B's shape is first adjusted for the legacy `broadcast`/`axis`
-// attributes (LegacyBroadcast). Tensors are dispatched on their storage dtype (kernels/ref/elem.h).
+// attributes (LegacyBroadcast). Tensors are dispatched on their storage dtype (runtime/ir/elem.h).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
 #include "kernels/ref/broadcast.h"
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 #include "runtime/ops/elementwise.h"
 

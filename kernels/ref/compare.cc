@@ -4,7 +4,7 @@
 #include <string>
 
 #include "kernels/ref/broadcast.h"
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 #include "runtime/ops/elementwise.h"
 

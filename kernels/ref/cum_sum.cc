@@ -6,7 +6,7 @@
 // numpy; integers wrap around). Independent lines (the inner positions) are scanned together.
 #include <type_traits>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

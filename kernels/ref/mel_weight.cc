@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

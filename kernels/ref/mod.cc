@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "kernels/ref/broadcast.h"
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

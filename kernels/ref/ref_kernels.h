@@ -19,15 +19,14 @@ namespace tare {
 /// inferred shapes otherwise).
 using KernelFn = std::function<Status(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out)>;
 
+// Make<Family><T>(node): prepares the kernel of one op family (kernels/ref/<family>.cc; ControlFlow
+// and Gradient, whose kernels run graphs, in runtime/exec/). The table that picks the family of a
+// node is MakeRefKernel (runtime/exec/ref_kernel.h).
 #define TARE_OP(name, family, budget, doc) \
   template <class T>                       \
   Result<KernelFn> Make##family(const Node& node);
 #include "runtime/ops/op_list.inc"
 #undef TARE_OP
-
-/// Prepares the reference kernel of `node` for compute type kFloat32 (`ref`) or kFloat64
-/// (`ref64`). Errors: unknown op, invalid attributes (message names the node).
-Result<KernelFn> MakeRefKernel(const Node& node, DType compute);
 
 /// Explicitly instantiates Make<Family> for float and double (use once in kernels/ref/<family>.cc).
 #define TARE_INSTANTIATE_REF(family)                              \

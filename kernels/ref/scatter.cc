@@ -8,7 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

@@ -1,12 +1,11 @@
-// Reference kernel of StringNormalizer (semantics and the case mapping StringCaseMap:
-// runtime/ops/string.cc). Exact.
+// Reference kernel of StringNormalizer (semantics: runtime/ops/string.cc; the case mapping:
+// runtime/ops/string_case.h). Exact.
 #include <unordered_set>
 
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ops/string_case.h"
 
 namespace tare {
-/// UTF-8 case mapping (defined in runtime/ops/string.cc).
-std::string StringCaseMap(const std::string& s, bool upper);
 
 template <class T>
 Result<KernelFn> MakeString(const Node& node) {

@@ -18,16 +18,9 @@
 
 #include "kernels/quant/quant.h"
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ops/tflite_quant.h"
 
 namespace tare {
-namespace tflite_quant {
-// Attribute readers, defined in runtime/ops/tflite_quant.cc (shared with shape inference).
-Result<quant::QType> QTypeOf(const Node& n, DType t, const char* what);
-Result<quant::Activation> ReadActivation(const Node& n);
-Result<quant::TensorQuant> ReadQuant(const Node& n, const char* scale, const char* zero_point);
-Result<bool> ReadSame(const Node& n);
-Result<quant::ConvQuantInfo> ReadConvQuant(const Node& n, quant::QType type, int64_t output_channels);
-}  // namespace tflite_quant
 
 namespace {
 

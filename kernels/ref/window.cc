@@ -4,7 +4,7 @@
 // (integer types truncate toward zero), so `ref` and `ref64` differ by that one rounding.
 #include <cmath>
 
-#include "kernels/ref/elem.h"
+#include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {

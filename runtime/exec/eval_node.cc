@@ -170,16 +170,7 @@ Result<std::unique_ptr<GraphEvaluator>> GraphEvaluator::Create(std::shared_ptr<c
     if (!g.values[v].is_constant) continue;
     TARE_ASSIGN_OR_RETURN(e->consts_[v], ConvertTensor(g.values[v].constant, StorageType(g.values[v].constant.dtype, compute)));
   }
-  std::vector<char> needed(g.values.size(), 0);
-  for (int v : g.outputs) needed[v] = 1;
-  e->live_.assign(g.nodes.size(), 0);
-  for (size_t ni = g.nodes.size(); ni-- > 0;) {
-    const Node& n = g.nodes[ni];
-    for (int v : n.outputs) e->live_[ni] = e->live_[ni] || (v >= 0 && needed[v]);
-    if (e->live_[ni])
-      for (int v : n.inputs)
-        if (v >= 0) needed[v] = 1;
-  }
+  e->live_ = LiveNodes(g);
   for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const Node& n = g.nodes[ni];
     if (!FindOp(n)) return Status::Error(n.Where() + ": unsupported op (domain '" + n.domain + "')");

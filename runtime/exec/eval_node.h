@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 #include "runtime/ops/op.h"
 
 namespace tare {

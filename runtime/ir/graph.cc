@@ -147,4 +147,20 @@ Status Graph::Validate() const {
   return Status::Ok();
 }
 
+std::vector<char> LiveNodes(const Graph& g, const std::vector<char>& keep) {
+  std::vector<char> needed(g.values.size(), 0);
+  for (int v : g.outputs) needed[v] = 1;
+  for (size_t v = 0; v < keep.size() && v < needed.size(); ++v)
+    if (keep[v]) needed[v] = 1;
+  std::vector<char> live(g.nodes.size(), 0);
+  for (size_t ni = g.nodes.size(); ni-- > 0;) {
+    const Node& n = g.nodes[ni];
+    for (int v : n.outputs) live[ni] = live[ni] || (v >= 0 && needed[v]);
+    if (live[ni])
+      for (int v : n.inputs)
+        if (v >= 0) needed[v] = 1;
+  }
+  return live;
+}
+
 }  // namespace tare

@@ -90,4 +90,9 @@ struct Graph {
   Status Validate() const;
 };
 
+/// Dead-node elimination: per node of `g` (topological order), whether a graph output or a value
+/// marked in `keep` (per value id; may be shorter than g.values, missing ids count as unmarked)
+/// depends on it. A node none of whose outputs is needed is dead; a live node needs its inputs.
+std::vector<char> LiveNodes(const Graph& g, const std::vector<char>& keep = {});
+
 }  // namespace tare

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "runtime/ops/specs.h"
+#include "runtime/ops/string_case.h"
 
 namespace tare {
 

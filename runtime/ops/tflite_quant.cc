@@ -63,11 +63,11 @@
 
 #include "kernels/quant/quant.h"
 #include "runtime/ops/specs.h"
+#include "runtime/ops/tflite_quant.h"
 
 namespace tare {
 namespace tflite_quant {
-// Attribute readers shared with the reference kernel (kernels/ref/tflite_quant.cc declares them).
-// Errors name the node.
+// Attribute readers (runtime/ops/tflite_quant.h), shared with the reference kernel.
 
 Result<quant::QType> QTypeOf(const Node& n, DType t, const char* what) {
   switch (t) {

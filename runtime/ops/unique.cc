@@ -14,7 +14,7 @@
 // (at plan time, or at run time in the session's dynamic mode).
 #include <vector>
 
-#include "kernels/ref/data_dependent.h"
+#include "runtime/ops/data_dependent.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "converters/load_any.h"
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
 #include "runtime/session.h"

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "converters/converter_util.h"
+#include "converters/load_any.h"
 #include "format/npy.h"
 #include "runtime/session.h"
 

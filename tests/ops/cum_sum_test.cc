@@ -1,7 +1,7 @@
 // CumSum; expected values are running sums written out by hand.
 #include "tests/ops/op_test_util.h"
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 
 using namespace tare;
 using namespace tare::test;

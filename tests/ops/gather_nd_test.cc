@@ -2,7 +2,7 @@
 // (and small cases worked by hand, noted where they appear).
 #include "tests/ops/op_test_util.h"
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 
 using namespace tare;
 using namespace tare::test;

@@ -1,7 +1,7 @@
 // ReverseSequence; expected tensors from the two examples of the ONNX operator document.
 #include "tests/ops/op_test_util.h"
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 
 using namespace tare;
 using namespace tare::test;

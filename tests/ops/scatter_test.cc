@@ -2,7 +2,7 @@
 // documents and small cases worked by hand (reductions use values whose sums/products are exact).
 #include "tests/ops/op_test_util.h"
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 
 using namespace tare;
 using namespace tare::test;

@@ -1,7 +1,7 @@
 // Size; expected counts are products of the dims.
 #include "tests/ops/op_test_util.h"
 
-#include "kernels/ref/ref_kernels.h"
+#include "runtime/exec/ref_kernel.h"
 
 using namespace tare;
 using namespace tare::test;

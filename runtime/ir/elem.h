@@ -1,5 +1,6 @@
-// Per-dtype element access for the elementwise reference kernels: Elem<D> names a dtype's storage
-// type S and the type C its arithmetic runs in, and the Visit* functions dispatch a generic lambda
+// Per-dtype element access, shared by the reference kernels (kernels/ref/) and the data-dependent
+// helpers of shape inference (runtime/ops/data_dependent.h): Elem<D> names a dtype's storage type S
+// and the type C its arithmetic runs in, and the Visit* functions dispatch a generic lambda
 // on a tensor's runtime dtype. float16 is stored as raw uint16 bits and computed in float; every
 // other type is computed in its own storage type (float32 values reach kernels as the compute
 // type T, i.e. as a kFloat32 tensor in `ref` and a kFloat64 tensor in `ref64`).

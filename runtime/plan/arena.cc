@@ -1,4 +1,4 @@
-#include "runtime/planner.h"
+#include "runtime/plan/arena.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,5 @@
-#include "kernels/ref/ref_kernels.h"
+// The op table of MakeRefKernel (runtime/exec/ref_kernel.h).
+#include "runtime/exec/ref_kernel.h"
 
 namespace tare {
 

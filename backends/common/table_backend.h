@@ -1,0 +1,125 @@
+// The skeleton the fast backends (cpu, onednn) share: a table of the ops a backend claims, each
+// with its own Supports check and compile function, and what every such backend needs around it:
+// facts about the graph (GraphInfo), the float32 test, the reference-kernel fallback for a node
+// the backend claims but cannot run in a given partition (RefStep), and the attribute checks of
+// ONNX LSTM-14 / GRU-14 that both RNN paths share. A new backend writes its op table, its
+// Compiler and Compile, and derives from TableBackend<Compiler>.
+#pragma once
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace tare {
+
+/// Facts about a whole graph the claims need: which values are known before run time (weights,
+/// and the values the session folds: outputs of nodes whose inputs are all known, and of
+/// Shape/Size), and how many node inputs and graph outputs read each value. Per value id.
+struct GraphInfo {
+  std::vector<char> known;
+  std::vector<int> readers;
+  static GraphInfo Of(const Graph& g);
+};
+
+/// Whether value `v` is float32 as the fast paths assume. A value whose dtype the converter left
+/// to inference (kUndefined) passes: Compile runs the reference kernel if it turns out otherwise.
+bool IsF32(const Graph& g, int v);
+/// Whether value `v` is present and known before run time.
+inline bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
+
+/// A supports check for ops whose every input is data (Concat): at least one input, all float32.
+bool AllInputsF32(const Node& n, const Graph& g, const GraphInfo& info);
+
+/// ONNX LSTM-14 / GRU-14: whether the node's `activations` attribute is absent or names the
+/// defaults (LSTM: sigmoid, tanh, tanh; GRU: sigmoid, tanh), once or once per direction (`nd`
+/// directions), in any letter case.
+bool RnnDefaultActivations(const Node& n, bool lstm, int64_t nd);
+
+/// The fallback of a fast backend: node `n` on its reference kernel (float32), as one step that
+/// reads `ins` and writes `outs` (one tensor per node input / output, bound now, in the plain
+/// layout; an omitted input or output, id < 0, is passed as nullptr). Errors of the kernel name
+/// the node. Errors: the node's attributes (MakeRefKernel).
+Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, std::vector<Tensor> outs);
+
+/// One op a table-driven backend claims: its ONNX name, whether the backend runs a given node of it
+/// (`supports`, with the graph's facts), and how the backend's compiler C compiles it.
+template <class C>
+struct TableOp {
+  const char* op;
+  bool (*supports)(const Node& n, const Graph& g, const GraphInfo& info);
+  Status (*compile)(C& c, const Node& n);
+};
+
+/// Ops that share one supports check and one compile function (e.g. the four pools).
+template <class C>
+struct TableGroup {
+  std::vector<const char*> ops;
+  bool (*supports)(const Node& n, const Graph& g, const GraphInfo& info);
+  Status (*compile)(C& c, const Node& n);
+};
+
+/// The table of `groups`: one TableOp per op name, in order.
+template <class C>
+std::vector<TableOp<C>> TableOf(std::initializer_list<TableGroup<C>> groups) {
+  std::vector<TableOp<C>> ops;
+  for (const TableGroup<C>& g : groups)
+    for (const char* op : g.ops) ops.push_back({op, g.supports, g.compile});
+  return ops;
+}
+
+/// A backend whose claims come from a table of TableOp (ONNX default domain only): ClaimsOp by
+/// name, Supports = a float32 first output and the op's own check, GraphInfo computed once per
+/// graph (thread-safe). Float values are stored as float32.
+template <class C>
+class TableBackend : public Backend {
+ public:
+  /// `ops` must outlive the backend (a function-local static table).
+  explicit TableBackend(const std::vector<TableOp<C>>& ops) : ops_(ops) {}
+  DType float_storage() const override { return DType::kFloat32; }
+
+  bool ClaimsOp(const std::string& domain, const std::string& op) const override {
+    Node n;
+    n.op = op;
+    n.domain = domain;
+    return Find(n) != nullptr;
+  }
+
+  bool Supports(const Node& node, const Graph& graph) const override {
+    const TableOp<C>* op = Find(node);
+    if (!op) return false;
+    // A float32 first output (integer variants of these ops stay on ref; an unknown dtype is
+    // checked at Compile); the op checks the rest.
+    if (node.outputs.empty() || !IsF32(graph, node.outputs[0])) return false;
+    return op->supports(node, graph, Info(graph));
+  }
+
+ protected:
+  /// The table entry of `n`'s op, or nullptr.
+  const TableOp<C>* Find(const Node& n) const {
+    if (!n.domain.empty() && n.domain != "ai.onnx") return nullptr;
+    for (const TableOp<C>& op : ops_)
+      if (n.op == op.op) return &op;
+    return nullptr;
+  }
+  /// GraphInfo::Of(g), cached for the last graph asked about.
+  const GraphInfo& Info(const Graph& g) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (info_graph_ != &g || info_.known.size() != g.values.size()) {
+      info_ = GraphInfo::Of(g);
+      info_graph_ = &g;
+    }
+    return info_;
+  }
+
+ private:
+  const std::vector<TableOp<C>>& ops_;
+  mutable std::mutex mu_;
+  mutable const Graph* info_graph_ = nullptr;
+  mutable GraphInfo info_;
+};
+
+}  // namespace tare

@@ -1,0 +1,44 @@
+// Helpers the onednn op files share (ops.cc, concat.cc): memory descriptors, the Conv's fused
+// chain and the pooling primitive (both also used by a Concat that is not materialized).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backends/onednn/compiler.h"
+
+namespace tare::onednn {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+/// The dims of shape s (a scalar as {1}).
+memory::dims Dims(const Shape& s);
+/// A dense row-major float32 desc of `dims`.
+memory::desc RowMajor(const memory::dims& dims);
+/// A float32 desc of `dims` in the layout the primitive picks (format_tag::any).
+memory::desc Any(const memory::dims& dims);
+/// A view of m's bytes with another desc (same bytes, e.g. a 2-D view of a row-major tensor).
+memory View(const Compiler& c, const memory& m, const memory::desc& d);
+/// Element 0 of value v (known at plan time) as float.
+float ReadScalar(const Compiler& c, int v);
+
+/// A Conv's fused chain from its output y: weights w and bias b (M output channels) as floats, a
+/// following BatchNormalization folded in, then eltwise post-ops and, when allow_sum, one Add as
+/// a sum post-op (*sum_src: its other operand). Returns the chain's last value; *what names the
+/// fused ops.
+int ConvChain(Compiler& c, int w, int b, int64_t M, int y, bool allow_sum, std::vector<float>* wv, std::vector<float>* bv,
+              dnnl::post_ops* po, int* sum_src, std::string* what);
+
+/// The pooling primitive of n (MaxPool, AveragePool, global pools; ONNX semantics) from a source
+/// in desc src_md of shape X to a destination of shape Y in the layout it picks. False when the
+/// case needs the reference kernel (count_include_pad with a ceil_mode window past the end pad).
+Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, const Shape& X, const Shape& Y,
+                        dnnl::pooling_v2_forward::primitive_desc* out);
+
+/// Concat (concat.cc; claimed when every input is float32: AllInputsF32): it may be left
+/// unmaterialized, written in place, or run on the reference kernel.
+Status CompileConcat(Compiler& c, const Node& n);
+
+}  // namespace tare::onednn

@@ -1,0 +1,210 @@
+# The tests that need the tools (converters, compare, the tare CLI): end-to-end runs of the model
+# fixtures, the CLI's tests, the ONNX backend test suite, fuzz reproducers (included by
+# tests/CMakeLists.txt when TARE_BUILD_TOOLS is ON).
+tare_exe(TARE_EXE tare)
+tare_exe(CHECK_EXE tare_check_outputs)
+tare_exe(ADVERSARIAL_EXE tare_make_adversarial)
+tare_exe(TWIN_EXE tare_make_tflite_twin)
+
+
+# End-to-end: convert + run each committed fixture with the CLI and compare with PyTorch's outputs.
+file(GLOB TARE_FIXTURES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/models/*/model.onnx)
+foreach(model ${TARE_FIXTURES})
+  get_filename_component(dir ${model} DIRECTORY)
+  get_filename_component(name ${dir} NAME)
+  foreach(backend ref64 ref)
+    add_test(NAME model.${name}.${backend}
+      COMMAND ${CMAKE_COMMAND} -DTARE=${TARE_EXE} -DCHECK=${CHECK_EXE}
+              -DDIR=${dir} -DBACKEND=${backend} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/model_runs/${name}.${backend}
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/models/run_fixture.cmake)
+  endforeach()
+endforeach()
+
+
+
+# Bad files and inputs through the CLI: one error line, exit status 1, never a crash or hang.
+# tare_make_adversarial writes well-formed files of hostile graphs (2^40 dims, cycles, ...).
+add_executable(tare_make_adversarial ${PROJECT_SOURCE_DIR}/tools/make_adversarial.cc)
+target_link_libraries(tare_make_adversarial PRIVATE tare_converters)
+add_test(NAME cli.bad_inputs
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/bad_inputs.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/bad_inputs ${ADVERSARIAL_EXE})
+
+# tare compare: verdicts on LeNet-5, a renamed export and one with a changed pooling attribute.
+add_test(NAME cli.compare
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare)
+# A TFLite model and its ONNX twin: LiteRT.js's output, "same function" on ref64.
+set(twin_backends ref64,ref)
+if(TARE_WITH_CPU)
+  set(twin_backends ref64,ref,cpu)
+endif()
+add_test(NAME cli.compare_tflite
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_tflite.sh ${TARE_EXE} ${CHECK_EXE}
+          ${TWIN_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_tflite
+          ${twin_backends})
+# tare compare on quantized TFLite models: quantization error against the float truth on ref64.
+add_test(NAME cli.compare_quantized
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_quantized.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_quant ${CMAKE_CURRENT_BINARY_DIR}/compare_quantized)
+# tare compare on the study's fixtures: PyTorch, ONNX Runtime and TF.js outputs, a TF-style graph
+# of the same network (alignment across producers), altered pooling and BatchNorm epsilon.
+add_test(NAME cli.compare_study
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_study.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5_bn ${CMAKE_CURRENT_BINARY_DIR}/compare_study)
+
+# ONNX backend test suite (Debian's libonnx-testdata), per folder and backend.
+add_executable(tare_conformance conformance/runner.cc)
+target_link_libraries(tare_conformance PRIVATE tare_converters)
+set(TARE_ONNX_TESTDATA /usr/share/libonnx-testdata/data CACHE PATH "ONNX backend test data (libonnx-testdata)")
+foreach(backend ref ref64)
+  foreach(folder node pytorch-converted pytorch-operator simple)
+    add_test(NAME conformance.${backend}.${folder}
+      COMMAND tare_conformance --backend ${backend} --data ${TARE_ONNX_TESTDATA} --folder ${folder}
+              --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_${backend}.txt)
+  endforeach()
+endforeach()
+
+# Silero VAD (If, LSTM, dynamic shapes): 20 chunks with the state carried, against ONNX Runtime's
+# committed outputs (tests/models/silero/, made by bench/peers/ort_silero.js). The models are
+# fetched, not committed: `bash tests/models/silero/fetch.sh build/corpus` before ctest (test.sh does).
+add_executable(tare_silero_check models/silero_check.cc)
+target_link_libraries(tare_silero_check PRIVATE tare_converters CLI11::CLI11)
+set(TARE_CORPUS ${PROJECT_BINARY_DIR}/corpus CACHE PATH
+    "Published models fetched by tests/models/silero/fetch.sh and tests/models/tflite/fetch.sh")
+option(TARE_REQUIRE_CORPUS "Fail, rather than skip, the Silero and TFLite model tests when the models are absent (CI)" OFF)
+set(corpus_skip --skip-missing)
+if(TARE_REQUIRE_CORPUS)
+  set(corpus_skip)
+endif()
+set(silero_backends ref64 ref)
+if(TARE_WITH_CPU)
+  list(APPEND silero_backends cpu)
+endif()
+foreach(model legacy v5)
+  foreach(backend ${silero_backends})
+    add_test(NAME model.silero_${model}.${backend}
+      COMMAND tare_silero_check --models ${TARE_CORPUS} --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/silero
+              --model ${model} --backend ${backend} ${corpus_skip})
+    set_tests_properties(model.silero_${model}.${backend} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+endforeach()
+
+# The seven MediaPipe .tflite models (fetched, not committed) on real images against LiteRT.js's
+# committed outputs (tests/models/tflite/, made by tests/models/tflite/make_fixtures.sh).
+add_executable(tare_tflite_check models/tflite_check.cc)
+target_link_libraries(tare_tflite_check PRIVATE tare_converters CLI11::CLI11 nlohmann_json::nlohmann_json)
+foreach(backend ${silero_backends})
+  add_test(NAME model.tflite_mediapipe.${backend}
+    COMMAND tare_tflite_check --models ${TARE_CORPUS} --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite
+            --backend ${backend} ${corpus_skip})
+  set_tests_properties(model.tflite_mediapipe.${backend} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
+
+# ---- fuzz reproducers ------------------------------------------------------------------------
+# Every past fuzz finding (tests/fuzz/regressions/<target>/) replayed through its target's entry
+# point, plus the targets' smallest fixtures; under ASan/UBSan with -DTARE_SANITIZE=ON.
+if(NOT TARE_FUZZ)
+  foreach(target tare npy pb onnx tflite)
+    add_executable(tare_fuzz_replay_${target} fuzz/fuzz_${target}.cc fuzz/replay_main.cc)
+    target_link_libraries(tare_fuzz_replay_${target} PRIVATE tare_converters)
+    file(MAKE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/${target})
+  endforeach()
+  add_test(NAME fuzz.replay.pb COMMAND tare_fuzz_replay_pb ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/pb)
+  add_test(NAME fuzz.replay.npy COMMAND tare_fuzz_replay_npy ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/npy
+           ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5/input.npy)
+  add_test(NAME fuzz.replay.onnx COMMAND tare_fuzz_replay_onnx ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/onnx
+           ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5/model.onnx)
+  add_test(NAME fuzz.replay.tflite COMMAND tare_fuzz_replay_tflite ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/tflite
+           ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5/tflite_twin/model.tflite)
+  add_test(NAME fuzz.replay.tare COMMAND tare_fuzz_replay_tare ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/tare)
+endif()
+
+# ---- tare bench ------------------------------------------------------
+# The fields, the JSON and bad arguments on LeNet-5; no timing assertions.
+add_test(NAME cli.bench
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/bench.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/bench)
+
+# ---- backend cpu: model fixtures, conformance and the Gemm thread check on cpu ---------------
+if(TARE_WITH_CPU)
+  # The ONNX backend test suite on cpu: the nodes it claims run on it, the rest on ref, so the
+  # expected failures are ref's.
+  foreach(folder node pytorch-converted pytorch-operator simple)
+    add_test(NAME conformance.cpu.${folder}
+      COMMAND tare_conformance --backend cpu --data ${TARE_ONNX_TESTDATA} --folder ${folder}
+              --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_ref.txt)
+  endforeach()
+  # One-node Gemm/MatMul models over M, K, N at 1 and 2 threads against numpy (issue 26: XNNPACK's
+  # fully connected computed wrong columns at 2 threads on AMD Zen 1; docs/FINDINGS.md F1).
+  # platforms/debian/cpu_matrix.sh runs it under emulated CPUs too.
+  add_test(NAME cli.gemm_threads
+    COMMAND ${TARE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/gemm_threads.py ${TARE_EXE}
+            ${CMAKE_CURRENT_BINARY_DIR}/gemm_threads)
+  foreach(model ${TARE_FIXTURES})
+    get_filename_component(dir ${model} DIRECTORY)
+    get_filename_component(name ${dir} NAME)
+    add_test(NAME model.${name}.cpu
+      COMMAND ${CMAKE_COMMAND} -DTARE=${TARE_EXE} -DCHECK=${CHECK_EXE}
+              -DDIR=${dir} -DBACKEND=cpu -DWORK=${CMAKE_CURRENT_BINARY_DIR}/model_runs/${name}.cpu
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/models/run_fixture.cmake)
+  endforeach()
+endif()
+
+# ---- backend onednn (issue 7, onednn helper) -------------------------------------------------
+# tests/backends/onednn_test.cc (in tare_backend_tests, built with the cpu backend's tests): every
+# claimed op against ref64, fusions, fallback to ref. Model fixtures on onednn: tare run --backend
+# onednn against the framework's outputs. libgomp spins by default, which on a 2-core machine makes 2 threads slower than 1
+# (docs/ONEDNN.md): passive waiting for these runs.
+if(TARE_WITH_ONEDNN)
+  # The ONNX backend test suite on onednn: the nodes it claims run on it, the rest on ref, so the
+  # expected failures are ref's (all folders pass as on ref: node 913/932).
+  foreach(folder node pytorch-converted pytorch-operator simple)
+    add_test(NAME conformance.onednn.${folder}
+      COMMAND tare_conformance --backend onednn --data ${TARE_ONNX_TESTDATA} --folder ${folder}
+              --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_ref.txt)
+    set_tests_properties(conformance.onednn.${folder} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
+  endforeach()
+  foreach(model ${TARE_FIXTURES})
+    get_filename_component(dir ${model} DIRECTORY)
+    get_filename_component(name ${dir} NAME)
+    add_test(NAME model.${name}.onednn
+      COMMAND ${CMAKE_COMMAND} -DTARE=${TARE_EXE} -DCHECK=${CHECK_EXE}
+              -DDIR=${dir} -DBACKEND=onednn -DWORK=${CMAKE_CURRENT_BINARY_DIR}/model_runs/${name}.onednn
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/models/run_fixture.cmake)
+    set_tests_properties(model.${name}.onednn PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
+  endforeach()
+endif()
+
+# ---- TFLite builtins the corpus does not use (issue 6, tflite_ops helper) --------------------
+# tare_make_tflite_ops writes small single-op .tflite models through tare's own schema subset
+# (tests/models/tflite_ops/make.sh runs it and LiteRT.js for the expected outputs); the models and
+# LiteRT's outputs are committed, so the checks need neither the tool nor node.
+add_executable(tare_make_tflite_ops ${PROJECT_SOURCE_DIR}/tools/make_tflite_ops.cc)
+target_link_libraries(tare_make_tflite_ops PRIVATE tare_converters)
+add_dependencies(tare_make_tflite_ops tare_tflite_fbs)
+set(tflite_ops_backends ref64 ref)
+if(TARE_WITH_CPU)
+  list(APPEND tflite_ops_backends cpu)
+endif()
+foreach(backend ${tflite_ops_backends})
+  add_test(NAME model.tflite_ops.${backend}
+    COMMAND tare_tflite_check --models ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_ops
+            --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_ops --backend ${backend})
+endforeach()
+
+# Quantized TFLite models (int8 per-channel and uint8 per-tensor conv + FC) against LiteRT.js, bit
+# for bit on ref (the integer arithmetic of kernels/quant; tests/models/tflite_quant) and on cpu
+# (which runs them on ref); on ref64 their float truth against numpy's float64 (float_truth.py).
+foreach(backend ref cpu)
+  if(backend STREQUAL "cpu" AND NOT TARE_WITH_CPU)
+    continue()
+  endif()
+  add_test(NAME model.tflite_quant.${backend}
+    COMMAND tare_tflite_check --models ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_quant
+            --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_quant --backend ${backend} --exact)
+endforeach()
+add_test(NAME model.tflite_quant.float_truth
+  COMMAND tare_tflite_check --models ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_quant
+          --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_quant --manifest float_truth.json
+          --backend ref64 --tolerance 1e-12)
