@@ -1,0 +1,56 @@
+// The reports of `tare compare`: the JSON document (--json) of single-input mode and of data-set
+// mode, and the self-contained HTML page (--html: no scripts, no network) made from that JSON.
+// Non-finite numbers are written as the strings "nan", "inf" and "-inf" where JsonNumber is used;
+// object keys come out sorted (nlohmann::json's default).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compare/attribution.h"
+#include "compare/dataset.h"
+#include "compare/metrics.h"
+
+namespace tare {
+
+/// `v` as a JSON number, or "nan", "inf", "-inf" when it is not finite.
+nlohmann::json JsonNumber(double v);
+
+/// {max_abs, max_rel, rel_l2, cosine, max_ulp, top1, topk, k, nan_mismatch} of `m`.
+nlohmann::json MetricsJson(const Metrics& m);
+
+/// One model of single-input mode: {file, runs: [{backend, vs: "ref64", worst_output, metrics}],
+/// frameworks: [{label, vs: "ref64", worst_output, metrics}], kernel_noise_floor_rel_l2 (null when
+/// not measured), quantized}.
+nlohmann::json ModelJson(const ModelSummary& s);
+
+/// One pair verdict: {a, b, kind, verdict} and what the verdict has (ref64, aligned_layers, layers
+/// [{a, b, op, op_b, how, layout: "same" | "a NHWC" | "b NHWC", diverges, metrics | error}],
+/// first_divergence {a, b: {node, op, tensor, attributes}}; metrics, a_vs_ref64, b_vs_ref64,
+/// kernel_noise_floor_rel_l2, ratio_to_floor).
+nlohmann::json PairJson(const PairVerdict& v);
+
+/// The JSON report of single-input mode: {threshold_rel_l2, models: [ModelJson...], pairs:
+/// [PairJson...]}, models and pairs in the given order.
+nlohmann::json CompareReport(double threshold, const std::vector<ModelSummary>& models, const std::vector<PairVerdict>& pairs);
+
+/// The JSON report of data-set mode: {items: n, threshold_rel_l2, runs: [{run, model, kind,
+/// accuracy, correct, nan_items}], pairs: [{a, b, flips: [{item, label, a, b, margin_a, margin_b,
+/// attribution}], by_attribution: {ATTRIBUTION: count}}]}. `models` are indexed by RunPred::model.
+nlohmann::json DataSetReport(int64_t n, double threshold, const std::vector<DsModel>& models,
+                             const std::vector<RunPred>& runs, const std::vector<Accuracy>& accuracy,
+                             const std::vector<PairFlips>& pairs);
+
+/// `in` with <, >, & and " escaped for HTML.
+std::string HtmlEscape(const std::string& in);
+
+/// The HTML page of a single-input report (CompareReport): the runs table against ref64 and, per
+/// pair, the verdict, the first divergence and the relative L2 of every aligned layer on a log
+/// scale (inline SVG).
+std::string CompareHtml(const nlohmann::json& report);
+
+/// The HTML page of a data-set report (DataSetReport): accuracy of every run, and per pair of runs
+/// the flips by attribution and the first 50 flips.
+std::string DataSetHtml(const nlohmann::json& report);
+
+}  // namespace tare
