@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "converters/tflite/builtin_ops.h"
 #include "format/npy.h"
 #include "runtime/ir/tensor.h"
 #include "tflite_schema_generated.h"
@@ -45,17 +46,8 @@ using A = tfl::ActivationFunctionType;
 using BO = tfl::BuiltinOptions;
 using TT = tfl::TensorType;
 using Dims = std::vector<int32_t>;
+using namespace tare::tflite;  // BuiltinOperator codes (ADD, CONV_2D, ...), converters/tflite/builtin_ops.h
 
-// BuiltinOperator codes (facts of the format).
-enum Code : int {
-  ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3, DEPTHWISE_CONV_2D = 4, DEPTH_TO_SPACE = 5,
-  DEQUANTIZE = 6, FULLY_CONNECTED = 9, L2_NORMALIZATION = 11, LOGISTIC = 14, MAX_POOL_2D = 17, MUL = 18, RELU = 19,
-  RELU_N1_TO_1 = 20, RELU6 = 21, RESHAPE = 22, RESIZE_BILINEAR = 23, SOFTMAX = 25, SPACE_TO_DEPTH = 26, TANH = 28,
-  PAD = 34, GATHER = 36, TRANSPOSE = 39, MEAN = 40, SUB = 41, DIV = 42, SQUEEZE = 43,
-  UNIDIRECTIONAL_SEQUENCE_LSTM = 44, STRIDED_SLICE = 45, SPLIT = 49, PRELU = 54, PADV2 = 60, SLICE = 65,
-  TRANSPOSE_CONV = 67, EXPAND_DIMS = 70, SUM = 74, REDUCE_MAX = 82, PACK = 83, UNPACK = 88,
-  RESIZE_NEAREST_NEIGHBOR = 97, LEAKY_RELU = 98, QUANTIZE = 114, BATCH_MATMUL = 126,
-};
 
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "converters/load_any.h"
+#include "converters/tflite/builtin_ops.h"
 #include "tflite_schema_generated.h"
 
 using namespace tare;
@@ -95,9 +96,10 @@ class Writer {
   std::vector<flatbuffers::Offset<tfl::Operator>> ops_;
 };
 
-// Builtin codes (TFLite BuiltinOperator).
-constexpr int kAveragePool = 1, kConv = 3, kFullyConnected = 9, kMaxPool = 17, kRelu = 19, kReshape = 22, kPad = 34,
-              kTranspose = 39;
+// Builtin codes (TFLite BuiltinOperator, converters/tflite/builtin_ops.h).
+namespace tb = tare::tflite;
+constexpr int kAveragePool = tb::AVERAGE_POOL_2D, kConv = tb::CONV_2D, kFullyConnected = tb::FULLY_CONNECTED,
+              kMaxPool = tb::MAX_POOL_2D, kRelu = tb::RELU, kReshape = tb::RESHAPE, kPad = tb::PAD, kTranspose = tb::TRANSPOSE;
 
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "make_tflite_twin: %s\n", msg.c_str());
