@@ -47,7 +47,7 @@ struct ModelRuns {
   std::shared_ptr<Model> model;
   std::vector<BackendRun> runs;  ///< one per backend, ref64 first (the only traced one)
   std::vector<Framework> frameworks;
-  double floor = 0;  ///< kernel noise floor: worst rel L2 of tare's other backends against ref64 (SummarizeModel)
+  double floor = 0;  ///< kernel noise floor: worst rel L2 of tare's other backends against ref64 (SummarizeModel; a NaN distance does not raise it)
 };
 
 /// Bytes of traced layers all runs of one comparison may keep: half of this machine's physical
@@ -87,7 +87,8 @@ Result<Metrics> WorstOutput(const std::vector<NamedTensor>& a, const std::vector
 bool Within(const Metrics& m, double threshold);
 
 /// A node's attributes as "name=value, ..." (tare.* attributes left out; floats as %.9g, strings
-/// quoted, lists in brackets, other kinds by their kind's name).
+/// quoted, int and float lists in brackets, other kinds (string lists, graphs, tensors) by their
+/// kind's name).
 std::string NodeAttrs(const Node& n);
 
 /// One run's or one framework's distance from ref64 over a model's outputs (WorstOutput).

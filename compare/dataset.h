@@ -98,6 +98,7 @@ struct Accuracy {
   int64_t nan = 0;      ///< items with NaN logits
   double accuracy = 0;  ///< correct / n
 };
+/// The Accuracy of run `r` against the labels of `ds` over its first n items (n = 0: accuracy NaN).
 Accuracy AccuracyOf(const RunPred& r, const DataSet& ds, int64_t n);
 
 /// Attributes top-1 flips between runs; caches the verdict of two models per item.
@@ -109,6 +110,8 @@ class FlipAttributor {
   /// The attribution of a flip of `item` between `ra` and `rb`: "kernel noise floor" or "framework
   /// computing difference" (a framework involved) when they are runs of one model or of two models
   /// that compute the same function on the item, else the models' verdict ("models differ at ...").
+  /// The models are compared on the batch that starts at `item` (the models' batch size), so with a
+  /// batch larger than 1 a difference on a neighbouring item also counts.
   /// Errors: the traced ref64 runs.
   Result<std::string> operator()(const RunPred& ra, const RunPred& rb, int64_t item);
 

@@ -7,9 +7,10 @@
 
 namespace tare {
 
-/// Converts any model file tare reads, chosen by extension (.onnx, .tflite; .tare is loaded) or by
-/// `from` ("onnx", "tflite", "tare"; empty = by extension). Errors: unknown extension or format,
-/// and those of the converter or loader.
+/// Converts any model file tare reads, chosen by the text after the path's last '.' (onnx, tflite;
+/// tare is loaded; case-sensitive) or by `from` ("onnx", "tflite", "tare"; empty = by
+/// extension). Errors: `path` is a directory; an unknown extension (the message suggests the CLI's
+/// --from); those of the converter or loader.
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from = "");
 
 }  // namespace tare

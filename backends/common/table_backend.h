@@ -72,8 +72,10 @@ std::vector<TableOp<C>> TableOf(std::initializer_list<TableGroup<C>> groups) {
 }
 
 /// A backend whose claims come from a table of TableOp (ONNX default domain only): ClaimsOp by
-/// name, Supports = a float32 first output and the op's own check, GraphInfo computed once per
-/// graph (thread-safe). Float values are stored as float32.
+/// name, Supports = a float32 first output and the op's own check, GraphInfo cached for the last
+/// graph asked about (by address and value count). Float values are stored as float32. One
+/// instance serves one thread: the reference Info returns is valid until Info is asked about
+/// another graph (the session asks about one graph at a time).
 template <class C>
 class TableBackend : public Backend {
  public:

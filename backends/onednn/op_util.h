@@ -33,7 +33,9 @@ int ConvChain(Compiler& c, int w, int b, int64_t M, int y, bool allow_sum, std::
 
 /// The pooling primitive of n (MaxPool, AveragePool, global pools; ONNX semantics) from a source
 /// in desc src_md of shape X to a destination of shape Y in the layout it picks. False when the
-/// case needs the reference kernel (count_include_pad with a ceil_mode window past the end pad).
+/// case needs the reference kernel (count_include_pad with a ceil_mode window past the end pad, a
+/// kernel_shape rank other than the spatial rank). Throws dnnl::error when oneDNN has no primitive
+/// (the caller falls back to the reference kernel).
 Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, const Shape& X, const Shape& Y,
                         dnnl::pooling_v2_forward::primitive_desc* out);
 

@@ -1,6 +1,6 @@
 // TFLite's builtin operator codes (BuiltinOperator of TensorFlow's published schema, 0 to 145:
 // BROADCAST_ARGS), a fact of the format, in one place: the converter (converters/tflite/) and the
-// test-model writer (tools/make_tflite_ops.cc) both use them. tare's schema subset
+// test-model writers (tools/make_tflite_ops.cc, tools/make_tflite_twin.cc) use them. tare's schema subset
 // (tflite_schema.fbs) does not declare the enum: OperatorCode.builtin_code is read as a plain int
 // (the larger of it and deprecated_builtin_code), since a file may carry any code.
 #pragma once

@@ -133,7 +133,7 @@ class Converter {
   Result<int> Plain(int t);
   /// The IR value of rank-4 tensor t in NCHW.
   Result<int> Nchw(int t);
-  /// Whether tensor t is currently held in NCHW only (or prefers it).
+  /// Whether tensor t has an NCHW value (it may also have one in TFLite's layout).
   bool HasNchw(int t) const { return t >= 0 && S(t).nchw >= 0; }
   /// Name for the value carrying tensor t in the given layout (see the header: outputs' NHWC value
   /// has the TFLite name, otherwise the NCHW value has it).

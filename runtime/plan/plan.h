@@ -35,15 +35,17 @@ struct FoldResult {
 /// `input_dtypes`. A node whose inputs are all known (Shape and Size: whose input shape is known)
 /// is evaluated on the reference kernels in `storage` (docs/ARCHITECTURE.md: constant folding
 /// happens at plan time, in the session's precision). On return `slots` has one tensor per value:
-/// known values with their data, the rest views of their inferred shape (storage dtype) without
-/// data, which the arena fills in. Errors: shape inference (message names the node), an output
+/// known values with their data, values inferred so far as views of their shape (dtype
+/// StorageType(dtype, storage)) without data, which the arena fills in, and empty tensors for the
+/// outputs of dead nodes and of nodes past a stop. Errors: shape inference (message names the node), an output
 /// over `max_tensor_bytes` bytes, folding errors.
 Result<FoldResult> InferAndFold(const Graph& g, const std::vector<char>& live, const std::vector<Tensor>& consts,
                                 const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes,
                                 DType storage, size_t max_tensor_bytes, std::vector<Tensor>* slots);
 
-/// The steps at which a run-time value is written and last read. first == last == -1: a graph
-/// input; -2: not a run-time value (known at plan time, or never computed).
+/// The steps at which a run-time value is written (first) and last read (last). A graph input
+/// has first == -1 (last: the last step reading it, -1 if none); first == -2: not a run-time value
+/// (known at plan time, or never computed). Graph outputs and traced values last to steps.size().
 struct Lifetime {
   int first = -2;
   int last = -2;

@@ -1,10 +1,10 @@
-// The cpu backend against ref64 on random shapes (seeded): every claimed op within its error budget
-// (docs/NUMERICS.md), in plain layout (one-node graphs: input 0 from outside) and inside an NHWC
-// region (the node placed after an exact identity 1x1 convolution); a multi-node graph with
-// partition boundaries, traced internal values and re-planning; bit-identical repeated runs.
-// Reference values come from ref64 (double, the specification); dot-product budgets use
-// sum|w x|, computed by ref64 on the absolute values of the inputs. The random Conv cases, the
-// claims and the per-op case table are the shared suite (backend_suite_test.cc).
+// The cpu backend's own cases against ref64 (seeded random shapes), within each op's error budget
+// (docs/NUMERICS.md): wide convolutions (its AVX-512 kernel), the Silero encoder chain, Conv +
+// BatchNormalization + Relu/Clip fusion, Gemm/MatMul, Transpose and Pad, fused chains over reused
+// arena bytes, in-place Concats, 3-D Conv on ref. Reference values come from ref64 (double, the
+// specification); dot-product budgets use sum|w x|, computed by ref64 on |inputs|. What every fast
+// backend runs (random ops in plain layout and after a conv, the multi-node graph, determinism,
+// the per-op case table) is the shared suite, backend_suite_test.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
