@@ -25,7 +25,6 @@
 // T (K + 16) eps per step); sigmoid and tanh in float (ExpF: Cody-Waite reduction and a degree-7
 // Taylor polynomial, a few ulp; tanh below |x| = 0.4 by its Taylor series), not in double.
 // A fixed thread count gives bit-identical repeated runs (work split by direction only).
-#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <memory>

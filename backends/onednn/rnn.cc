@@ -8,7 +8,6 @@
 // Gates: ONNX LSTM i,o,f,c -> oneDNN i,f,c,o; GRU z,r,h -> oneDNN u,r,o (same order). Bias: LSTM
 // and GRU (linear_before_reset 0) Wb + Rb per gate (rounded once in float); GRU with
 // linear_before_reset uses oneDNN's lbr_gru, whose 4th bias row is Rb of the h gate.
-#include <cctype>
 #include <cstring>
 
 #include "backends/onednn/op_util.h"

@@ -49,18 +49,22 @@ const Exclusion kExclusions[] = {
     {"onednn", "Pad", "not claimed (runs on ref)"},
 };
 
-bool Excluded(const std::string& backend, const std::string& what) {
+/// The reason `backend` is excused from `what`, or nullptr.
+const char* ExclusionReason(const std::string& backend, const std::string& what) {
   for (const Exclusion& e : kExclusions)
-    if (backend == e.backend && what == e.what) return true;
-  return false;
+    if (backend == e.backend && what == e.what) return e.why;
+  return nullptr;
 }
+bool Excluded(const std::string& backend, const std::string& what) { return ExclusionReason(backend, what) != nullptr; }
 
 void Claims(const std::string& backend) {
   Result<std::unique_ptr<Backend>> b = CreateBackend(backend);
   REQUIRE(b.ok());
   for (const char* op : kSharedOps) {
+    const char* why = ExclusionReason(backend, op);
     CAPTURE(op);
-    CHECK((*b)->ClaimsOp("", op) == !Excluded(backend, op));
+    CAPTURE(why ? why : "claimed");
+    CHECK((*b)->ClaimsOp("", op) == !why);
   }
   for (const char* op : {"Elu", "Log", "LogSoftmax", "NonZero"}) CHECK_FALSE((*b)->ClaimsOp("", op));
   CHECK_FALSE((*b)->ClaimsOp("com.microsoft", "Conv"));
