@@ -307,11 +307,11 @@ Status SaveModel(const Model& model, const std::string& path) {
 
 Result<std::shared_ptr<Model>> LoadModel(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return Status::Error("cannot open '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return Status::Error(StatusCode::kIO, "cannot open '" + path + "': " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::Error("'" + path + "' is not a regular file");
+    return Status::Error(StatusCode::kIO, "'" + path + "' is not a regular file");
   }
   size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {
@@ -320,20 +320,32 @@ Result<std::shared_ptr<Model>> LoadModel(const std::string& path) {
   }
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
-  if (p == MAP_FAILED) return Status::Error("cannot map '" + path + "': " + std::strerror(errno));
+  if (p == MAP_FAILED) return Status::Error(StatusCode::kIO, "cannot map '" + path + "': " + std::strerror(errno));
   std::shared_ptr<void> owner(p, [size](void* q) { ::munmap(q, size); });
   Result<std::shared_ptr<Model>> m = Parse(static_cast<const uint8_t*>(p), size, owner);
-  if (!m.ok()) return Status::Error("'" + path + "': " + m.status().message());
+  if (!m.ok()) return m.status().With("'" + path + "'").OrCode(StatusCode::kBadModel);
   return m;
 }
 
 Result<std::shared_ptr<Model>> LoadModelFromBytes(const uint8_t* data, size_t size) {
   size_t cap = Align64(size ? size : 1);
   void* p = std::aligned_alloc(64, cap);
-  if (!p) return Status::Error("out of memory");
+  if (!p) return Status::Error(StatusCode::kLimit, "out of memory");
   if (size) std::memcpy(p, data, size);
   std::shared_ptr<void> owner(p, std::free);
-  return Parse(static_cast<const uint8_t*>(p), size, owner);
+  Result<std::shared_ptr<Model>> m = Parse(static_cast<const uint8_t*>(p), size, owner);
+  if (!m.ok()) return m.status().OrCode(StatusCode::kBadModel);
+  return m;
+}
+
+Result<std::shared_ptr<Model>> LoadModelFromMemory(const uint8_t* data, size_t size, std::shared_ptr<void> owner) {
+  if (!data && size) return Status::Error(StatusCode::kInvalidArgument, "the model buffer is NULL");
+  if (reinterpret_cast<uintptr_t>(data) % 64 != 0)
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "the model buffer must be 64-byte aligned (as a mapped file is), so its weights can be used in place");
+  Result<std::shared_ptr<Model>> m = Parse(data, size, std::move(owner));
+  if (!m.ok()) return m.status().OrCode(StatusCode::kBadModel);
+  return m;
 }
 
 }  // namespace tare

@@ -44,12 +44,19 @@ Status SaveModel(const Model& model, const std::string& path);
 /// Serializes to bytes (same layout as the file).
 Result<std::vector<uint8_t>> SerializeModel(const Model& model);
 
-/// Maps and verifies a .tare file. Errors (one line, naming the file): cannot open, too short,
+/// Maps and verifies a .tare file. Errors (one line, naming the file; StatusCode::kIO for a file
+/// that cannot be opened or mapped, kBadModel for the rest): cannot open, too short,
 /// bad magic or version, checksum mismatch (any flipped bit), header offsets outside the file, FlatBuffers verification failure, a
 /// weight outside the weight section or misaligned or with a size that does not match its shape,
 /// invalid dtype, ids out of range, a graph that is not in topological order.
 Result<std::shared_ptr<Model>> LoadModel(const std::string& path);
 /// Same checks on an in-memory buffer (copied into aligned storage; used by tests and fuzzers).
 Result<std::shared_ptr<Model>> LoadModelFromBytes(const uint8_t* data, size_t size);
+/// Same checks on the caller's memory, used in place (not copied): weights point into `data`, which
+/// must stay valid and unchanged while the model or anything made from it lives; `owner`, when
+/// given, is kept alive as long as they are (the C API's tare_model_load_buffer passes none).
+/// Errors (StatusCode::kInvalidArgument): NULL data, data not 64-byte aligned; then those of
+/// LoadModel (kBadModel).
+Result<std::shared_ptr<Model>> LoadModelFromMemory(const uint8_t* data, size_t size, std::shared_ptr<void> owner = nullptr);
 
 }  // namespace tare

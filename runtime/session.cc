@@ -302,7 +302,7 @@ Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph
     im.base_node_backend.push_back(chosen);
   }
   if (n_unsupported)
-    return Status::Error(std::to_string(n_unsupported) + " unsupported node(s): " + unsupported);
+    return Status::Error(StatusCode::kUnsupported, std::to_string(n_unsupported) + " unsupported node(s): " + unsupported);
 
   TARE_RETURN_IF_ERROR(AppendConsts(*graph, im.storage, &im.base_consts));
   im.traced.assign(graph->values.size(), 0);
@@ -313,7 +313,7 @@ Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph
   }
   for (const std::string& name : options.trace) {
     int v = graph->FindValue(name);
-    if (v < 0) return Status::Error("cannot trace '" + name + "': the model has no tensor of that name");
+    if (v < 0) return Status::Error(StatusCode::kInvalidArgument, "cannot trace '" + name + "': the model has no tensor of that name");
     im.traced[v] = 1;
   }
   // Validate every node's attributes now (kernel preparation parses them), not at the first run.
@@ -409,7 +409,7 @@ Status Session::Impl::Inline(int node, bool cond) {
     const Node& n = x.nodes[e];
     next_origin.push_back(origin[node]);
     const int b = ChooseBackend(n, x);
-    if (b < 0) return Status::Error(n.Where() + ": unsupported op (domain '" + n.domain + "')");
+    if (b < 0) return Status::Error(StatusCode::kUnsupported, n.Where() + ": unsupported op (domain '" + n.domain + "')");
     next_backend.push_back(b);
     TARE_ASSIGN_OR_RETURN(KernelFn k, MakeKernel(n, x));
     next_kernels.push_back(std::move(k));
@@ -498,12 +498,12 @@ Status Session::Impl::PlaceInArena(const std::vector<Lifetime>& life, const std:
   }
   const ArenaPlan ap = PlanArena(uses);
   if (ap.arena_bytes > options.max_arena_bytes)
-    return Status::Error("the plan needs an arena of " + std::to_string(ap.arena_bytes) +
+    return Status::Error(StatusCode::kLimit, "the plan needs an arena of " + std::to_string(ap.arena_bytes) +
                          " bytes, over the session limit of " + std::to_string(options.max_arena_bytes));
   // 16 bytes of slack past the end: vectorized kernels may read (never use) a little beyond.
   const size_t cap = (ap.arena_bytes + 64 + 63) / 64 * 64;
   void* mem = std::aligned_alloc(64, cap);
-  if (!mem) return Status::Error("out of memory allocating an arena of " + std::to_string(cap) + " bytes");
+  if (!mem) return Status::Error(StatusCode::kLimit, "out of memory allocating an arena of " + std::to_string(cap) + " bytes");
   std::memset(mem, 0, cap);
   arena.reset(mem, std::free);
   arena_bytes = ap.arena_bytes;
@@ -540,41 +540,43 @@ Status Session::Run(const std::vector<NamedTensor>& inputs, std::vector<NamedTen
     if (i == g.inputs.size()) {
       std::string names;
       for (int v : g.inputs) names += (names.empty() ? "" : ", ") + g.values[v].name;
-      return Status::Error("the model has no input named '" + nt.name + "' (inputs: " + names + ")");
+      return Status::Error(StatusCode::kInvalidArgument, "the model has no input named '" + nt.name + "' (inputs: " + names + ")");
     }
-    if (bound[i]) return Status::Error("input '" + nt.name + "' is given twice");
+    if (bound[i]) return Status::Error(StatusCode::kInvalidArgument, "input '" + nt.name + "' is given twice");
     bound[i] = &nt.tensor;
   }
   std::vector<Shape> shapes(g.inputs.size());
   std::vector<DType> dtypes(g.inputs.size());
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& val = g.values[g.inputs[i]];
-    if (!bound[i]) return Status::Error("missing input '" + val.name + "'");
+    if (!bound[i]) return Status::Error(StatusCode::kInvalidArgument, "missing input '" + val.name + "'");
     const Tensor& t = *bound[i];
     dtypes[i] = t.dtype;
     if (t.kind != val.kind)
-      return Status::Error("input '" + val.name + "' must be a " + ValueKindName(val.kind) + ", got " + TypeStr(t));
+      return Status::Error(StatusCode::kInvalidArgument, "input '" + val.name + "' must be a " + ValueKindName(val.kind) + ", got " + TypeStr(t));
     if (val.dtype != DType::kUndefined && t.dtype != val.dtype && !(t.kind != ValueKind::kTensor && t.dtype == DType::kUndefined))
-      return Status::Error("input '" + val.name + "' must be " + DTypeName(val.dtype) + ", got " + DTypeName(t.dtype));
+      return Status::Error(StatusCode::kInvalidArgument, "input '" + val.name + "' must be " + DTypeName(val.dtype) + ", got " + DTypeName(t.dtype));
     if (t.kind != ValueKind::kTensor) {
-      if (!t.items) return Status::Error("input '" + val.name + "' has no items");
+      if (!t.items) return Status::Error(StatusCode::kInvalidArgument, "input '" + val.name + "' has no items");
       for (const Tensor& item : *t.items) {
         if (val.dtype != DType::kUndefined && item.dtype != val.dtype && item.kind == ValueKind::kTensor)
-          return Status::Error("input '" + val.name + "' must hold " + DTypeName(val.dtype) + " tensors, got " + TypeStr(item));
+          return Status::Error(StatusCode::kInvalidArgument, "input '" + val.name + "' must hold " + DTypeName(val.dtype) + " tensors, got " + TypeStr(item));
       }
       continue;
     }
     Result<int64_t> n = NumElements(t.shape);
-    if (!n.ok()) return Status::Error("input '" + val.name + "': " + n.status().message());
+    if (!n.ok()) return Status::Error(StatusCode::kShape, "input '" + val.name + "': " + n.status().message());
     if (val.has_shape) {
       bool match = val.shape.size() == t.shape.size();
       for (size_t d = 0; match && d < t.shape.size(); ++d) match = val.shape[d] < 0 || val.shape[d] == t.shape[d];
       if (!match)
-        return Status::Error("input '" + val.name + "' must have shape " + ShapeStr(val.shape) + ", got " + ShapeStr(t.shape));
+        return Status::Error(StatusCode::kShape, "input '" + val.name + "' must have shape " + ShapeStr(val.shape) + ", got " + ShapeStr(t.shape));
     }
     shapes[i] = t.shape;
   }
-  if (!im.planned || shapes != im.planned_shapes || dtypes != im.planned_dtypes) TARE_RETURN_IF_ERROR(im.Plan(shapes, dtypes));
+  // A plan that fails on these input shapes is a shape error unless it knows better (a limit).
+  if (!im.planned || shapes != im.planned_shapes || dtypes != im.planned_dtypes)
+    TARE_RETURN_IF_ERROR(im.Plan(shapes, dtypes).OrCode(StatusCode::kShape));
   if (im.dynamic) {
     TARE_RETURN_IF_ERROR(im.RunDynamic(bound));
   } else {

@@ -9,6 +9,21 @@
 
 namespace tare {
 
+/// What kind of failure a Status is, where the code that fails knows it (the C API's tare_status
+/// codes, include/tare/tare.h, come from it). kUnspecified: the caller decides from context (a
+/// failed load is a bad model, a failed session creation an invalid model, a failed kernel a
+/// run-time error).
+enum class StatusCode {
+  kUnspecified,
+  kInvalidArgument,  ///< a bad argument from the caller (an unknown input name, a wrong dtype)
+  kBadModel,         ///< a malformed model file or graph
+  kUnsupported,      ///< an op or feature this build does not run
+  kShape,            ///< an input shape that does not match the model, or shape inference failing on it
+  kLimit,            ///< a tensor, an arena or a count over a limit; out of memory
+  kIO,               ///< a file that cannot be opened, mapped, read or written
+  kInternal,         ///< a bug in tare
+};
+
 /// Outcome of an operation: ok, or an error with a one-line message.
 class Status {
  public:
@@ -21,6 +36,12 @@ class Status {
     s.failed_ = true;
     return s;
   }
+  /// An error of a known kind (StatusCode).
+  static Status Error(StatusCode code, std::string msg) {
+    Status s = Error(std::move(msg));
+    s.code_ = code;
+    return s;
+  }
   /// An error meaning "shape inference needs the data of a value that is only known at run time"
   /// (e.g. a Reshape whose shape is a graph input); the session then plans at run time.
   static Status NeedsValue(std::string msg) {
@@ -31,16 +52,24 @@ class Status {
   bool ok() const { return !failed_; }
   bool needs_value() const { return needs_value_; }
   const std::string& message() const { return msg_; }
-  /// Returns a copy whose message is prefixed by `where` ("node 'conv1' (Conv): ...").
+  StatusCode code() const { return code_; }
+  /// A copy with code `c` when this is an error whose code is unspecified (else unchanged).
+  Status OrCode(StatusCode c) const {
+    Status s = *this;
+    if (failed_ && code_ == StatusCode::kUnspecified) s.code_ = c;
+    return s;
+  }
+  /// Returns a copy whose message is prefixed by `where` ("node 'conv1' (Conv): ..."); the code is kept.
   Status With(const std::string& where) const {
     if (ok()) return *this;
-    Status s = Error(where + ": " + msg_);
+    Status s = Error(code_, where + ": " + msg_);
     s.needs_value_ = needs_value_;
     return s;
   }
 
  private:
   std::string msg_;
+  StatusCode code_ = StatusCode::kUnspecified;
   bool failed_ = false;
   bool needs_value_ = false;
 };

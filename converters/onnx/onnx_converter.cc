@@ -153,7 +153,7 @@ class Converter {
     } else if (!unsupported.empty()) {
       std::string msg = file_ + ": " + std::to_string(unsupported.size()) + " unsupported node(s): ";
       for (size_t i = 0; i < unsupported.size(); ++i) msg += (i ? "; " : "") + unsupported[i];
-      return Status::Error(msg);
+      return Status::Error(StatusCode::kUnsupported, msg);
     }
     if (gp.output_size() == 0) return Status::Error(file_ + ": the graph has no outputs");
     for (const onnx::ValueInfoProto& out : gp.output()) {

@@ -519,7 +519,7 @@ Status Converter::Run(Graph* out) {
     }
   }
   if (n_unsupported)
-    return Status::Error(file_ + ": " + std::to_string(n_unsupported) + " unsupported operator(s): " + unsupported);
+    return Status::Error(StatusCode::kUnsupported, file_ + ": " + std::to_string(n_unsupported) + " unsupported operator(s): " + unsupported);
   // Graph outputs in TFLite's layout, with the tensors' names.
   for (int t : outputs) {
     TARE_ASSIGN_OR_RETURN(int v, Plain(t));

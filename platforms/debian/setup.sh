@@ -11,7 +11,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
       python3-numpy python3-onnx
-      libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev)
+      libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev
+      pybind11-dev python3-dev python3-pytest)  # the Python module and its tests (issue 17)
 # qemu-user: platforms/debian/cpu_matrix.sh runs the tests under emulated x86-64 CPU models.
 [[ $(uname -m) == x86_64 ]] && pkgs+=(qemu-user)
 if [[ "${1:-}" == "--fixtures" ]]; then

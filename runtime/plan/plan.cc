@@ -19,7 +19,7 @@ Status CheckBytes(const Node& node, const ValueInfo& v, DType storage, size_t ma
   if (!n.ok()) return Status::Error(node.Where() + ": " + n.status().message());
   const size_t bytes = static_cast<size_t>(*n) * DTypeSize(StorageType(v.dtype, storage));
   if (bytes > max_tensor_bytes)
-    return Status::Error(node.Where() + ": output of shape " + ShapeStr(v.shape) + " needs " + std::to_string(bytes) +
+    return Status::Error(StatusCode::kLimit, node.Where() + ": output of shape " + ShapeStr(v.shape) + " needs " + std::to_string(bytes) +
                          " bytes, over the session limit of " + std::to_string(max_tensor_bytes));
   return Status::Ok();
 }
