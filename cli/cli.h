@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "format/npy.h"
 #include "runtime/session.h"
 
 namespace tare_cli {
@@ -14,8 +15,8 @@ tare::Status WriteTextFile(const std::string& path, const std::string& text);
 /// Checks, before any work, that `path` (given with option `flag`) can name an output file: not a
 /// directory, in an existing directory. Errors say which option and why.
 tare::Status CheckOutputFile(const std::string& flag, const std::string& path);
-/// A file name from a tensor name: every character outside [A-Za-z0-9._-] becomes '_'.
-std::string SafeName(const std::string& name);
+/// A file name from a tensor name (format/npy.h).
+using tare::SafeName;
 /// Binds `--input` arguments (NAME=FILE, or FILE in graph-input order; .npy or ONNX .pb) to the
 /// inputs of `g`. Errors: unknown names, an input given twice, too many inputs, unreadable files.
 tare::Result<std::vector<tare::NamedTensor>> BindInputs(const tare::Graph& g, const std::vector<std::string>& input_args);

@@ -34,33 +34,17 @@ Status SplitExpect(const std::string& e, std::string* label, std::string* dir) {
   return Status::Ok();
 }
 
-// Labels of the models: file names, or the paths as given when two file names are the same.
-std::vector<std::string> ModelLabels(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  std::map<std::string, int> count;
-  for (const std::string& p : paths) ++count[fs::path(p).filename().string()];
-  for (const std::string& p : paths) out.push_back(count[fs::path(p).filename().string()] > 1 ? p : fs::path(p).filename().string());
-  return out;
-}
-
-// The frameworks of every model from --expect (each belongs to the --model before it). Labels must
-// be unique and differ from the model labels and the run names tare gives its own runs.
+// The frameworks of every model from --expect (each belongs to the --model before it;
+// AssignFrameworks checks the labels).
 Result<std::vector<std::vector<Framework>>> ParseExpects(const CompareArgs& args) {
-  std::vector<std::vector<Framework>> out(args.models.size());
-  std::map<std::string, int> seen;
-  for (const std::string& m : ModelLabels(args.models)) {
-    seen[m] = 1;
-    for (const std::string& b : args.backends) seen[m + " " + b] = 1;
-  }
-  for (const std::string& b : args.backends) seen[b] = 1;
+  std::vector<std::pair<size_t, Framework>> fws;
   for (size_t i = 0; i < args.expects.size(); ++i) {
     Framework f;
     TARE_RETURN_IF_ERROR(SplitExpect(args.expects[i], &f.label, &f.dir));
-    if (seen[f.label]++) return Status::Error("--expect label '" + f.label + "' is given twice or names a model or a run of tare");
     const size_t mi = i < args.expect_model.size() ? args.expect_model[i] : std::min(i, args.models.size() - 1);
-    out[std::min(mi, args.models.size() - 1)].push_back(std::move(f));
+    fws.emplace_back(std::min(mi, args.models.size() - 1), std::move(f));
   }
-  return out;
+  return AssignFrameworks(ModelLabels(args.models), args.backends, std::move(fws));
 }
 
 // Writes --html (the page `html` makes of the report) and --json, when given.
@@ -178,38 +162,19 @@ Status CheckOutputPaths(const CompareArgs& args) {
 
 // The checks of the arguments that need no file.
 Status CheckArgs(const CompareArgs& args) {
-  if (args.models.empty()) return Status::Error("compare needs at least one --model");
-  if (args.backends.empty() || args.backends[0] != "ref64") return Status::Error("--backends must start with ref64 (the reference)");
-  for (size_t i = 0; i < args.backends.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (args.backends[i] == args.backends[j]) return Status::Error("--backends names '" + args.backends[i] + "' twice");
-  if (!std::isfinite(args.threshold) || args.threshold < 0) return Status::Error("--threshold must be a finite number >= 0");
+  TARE_RETURN_IF_ERROR(CheckCompareOptions(args.models.size(), args.backends, args.threshold));
   if (args.limit < 0) return Status::Error("--limit must be >= 0 (0: every item)");
   if (args.limit > 0 && args.dataset.empty()) return Status::Error("--limit applies to --dataset only");
   return CheckOutputPaths(args);
 }
 
-// Loads model `mi`, runs it on every backend (ref64 traced) and reads its frameworks' outputs.
+// Loads model `mi` and its inputs, then runs it on every backend (RunForComparison).
 Result<ModelRuns> LoadAndRun(const CompareArgs& args, size_t mi, const std::string& label, std::vector<Framework> frameworks,
                              size_t* traced_bytes) {
-  ModelRuns mr;
-  mr.label = label;
-  TARE_ASSIGN_OR_RETURN(mr.model, LoadAnyModel(args.models[mi], args.from));
-  Result<std::vector<NamedTensor>> inputs = BindInputs(mr.model->graph, args.inputs);
-  if (!inputs.ok()) return Status::Error(mr.label + ": " + inputs.status().message());
-  for (const std::string& backend : args.backends) {
-    // Only ref64's layers are compared across models: the other backends' runs are not traced.
-    Result<BackendRun> r = RunModel(mr.model, backend, *inputs, mr.runs.empty(), traced_bytes);
-    if (!r.ok()) return Status::Error(mr.label + " on " + backend + ": " + r.status().message());
-    mr.runs.push_back(std::move(r).value());
-  }
-  mr.frameworks = std::move(frameworks);
-  Result<std::map<std::string, ValueQuant>> quant = QuantByName(mr.model->graph);
-  if (!quant.ok()) return Status::Error(mr.label + ": " + quant.status().message());
-  std::vector<std::string> files;
-  for (const NamedTensor& o : mr.runs[0].outputs) files.push_back(SafeName(o.name) + ".npy");
-  for (Framework& f : mr.frameworks) TARE_RETURN_IF_ERROR(ReadFrameworkOutputs(*quant, mr.runs[0].outputs, files, &f));
-  return mr;
+  TARE_ASSIGN_OR_RETURN(std::shared_ptr<Model> model, LoadAnyModel(args.models[mi], args.from));
+  Result<std::vector<NamedTensor>> inputs = BindInputs(model->graph, args.inputs);
+  if (!inputs.ok()) return Status::Error(label + ": " + inputs.status().message());
+  return RunForComparison(std::move(model), label, *inputs, args.backends, std::move(frameworks), traced_bytes);
 }
 
 // Prints a model's rows of the runs table and its noise floor line; the error of SummarizeModel

@@ -49,14 +49,6 @@ Status CheckOutputFile(const std::string& flag, const std::string& path) {
   return Status::Ok();
 }
 
-std::string SafeName(const std::string& name) {
-  std::string s = name.empty() ? "output" : name;
-  for (char& c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
-  if (s == "." || s == "..") s = "_";
-  return s;
-}
-
 /// Reads a .pb (ONNX TensorProto, which may carry a name) or .npy input file.
 // Reads an input file: .npy, or an ONNX .pb holding a TensorProto (or the SequenceProto /
 // OptionalProto that `kind` says the input it binds to takes).

@@ -121,6 +121,73 @@ Status ReadFrameworkOutputs(const std::map<std::string, ValueQuant>& quant, cons
   return Status::Ok();
 }
 
+std::vector<std::string> ModelLabels(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  std::map<std::string, int> count;
+  for (const std::string& p : paths) ++count[std::filesystem::path(p).filename().string()];
+  for (const std::string& p : paths) {
+    const std::string file = std::filesystem::path(p).filename().string();
+    out.push_back(count[file] > 1 ? p : file);
+  }
+  return out;
+}
+
+Status CheckCompareOptions(size_t n_models, const std::vector<std::string>& backends, double threshold) {
+  if (n_models == 0) return Status::Error(StatusCode::kInvalidArgument, "compare needs at least one --model");
+  if (backends.empty() || backends[0] != "ref64")
+    return Status::Error(StatusCode::kInvalidArgument, "--backends must start with ref64 (the reference)");
+  for (size_t i = 0; i < backends.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (backends[i] == backends[j]) return Status::Error(StatusCode::kInvalidArgument, "--backends names '" + backends[i] + "' twice");
+  if (!std::isfinite(threshold) || threshold < 0)
+    return Status::Error(StatusCode::kInvalidArgument, "--threshold must be a finite number >= 0");
+  return Status::Ok();
+}
+
+Result<std::vector<std::vector<Framework>>> AssignFrameworks(const std::vector<std::string>& model_labels,
+                                                             const std::vector<std::string>& backends,
+                                                             std::vector<std::pair<size_t, Framework>> frameworks) {
+  std::vector<std::vector<Framework>> out(model_labels.size());
+  std::map<std::string, int> seen;
+  for (const std::string& m : model_labels) {
+    seen[m] = 1;
+    for (const std::string& b : backends) seen[m + " " + b] = 1;
+  }
+  for (const std::string& b : backends) seen[b] = 1;
+  for (auto& [mi, f] : frameworks) {
+    if (f.label.empty() || f.dir.empty()) return Status::Error(StatusCode::kInvalidArgument, "an --expect needs a label and a folder");
+    if (seen[f.label]++)
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "--expect label '" + f.label + "' is given twice or names a model or a run of tare");
+    if (mi >= out.size())
+      return Status::Error(StatusCode::kInvalidArgument, "--expect " + f.label + ": there is no model " + std::to_string(mi) +
+                                                             " (" + std::to_string(out.size()) + " models)");
+    out[mi].push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<ModelRuns> RunForComparison(std::shared_ptr<Model> model, const std::string& label, const std::vector<NamedTensor>& inputs,
+                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes) {
+  if (backends.empty()) return Status::Error(StatusCode::kInvalidArgument, label + ": no backend to run");
+  ModelRuns mr;
+  mr.label = label;
+  mr.model = std::move(model);
+  for (const std::string& backend : backends) {
+    // Only ref64's layers are compared across models: the other backends' runs are not traced.
+    Result<BackendRun> r = RunModel(mr.model, backend, inputs, mr.runs.empty(), traced_bytes);
+    if (!r.ok()) return r.status().With(label + " on " + backend);
+    mr.runs.push_back(std::move(r).value());
+  }
+  mr.frameworks = std::move(frameworks);
+  Result<std::map<std::string, ValueQuant>> quant = QuantByName(mr.model->graph);
+  if (!quant.ok()) return quant.status().With(label);
+  std::vector<std::string> files;
+  for (const NamedTensor& o : mr.runs[0].outputs) files.push_back(SafeName(o.name) + ".npy");
+  for (Framework& f : mr.frameworks) TARE_RETURN_IF_ERROR(ReadFrameworkOutputs(*quant, mr.runs[0].outputs, files, &f));
+  return mr;
+}
+
 Result<Metrics> WorstOutput(const std::vector<NamedTensor>& a, const std::vector<NamedTensor>& b, std::string* which) {
   if (a.size() != b.size())
     return Status::Error("the models have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " outputs");

@@ -78,6 +78,34 @@ Result<BackendRun> RunModel(const std::shared_ptr<Model>& model, const std::stri
 Status ReadFrameworkOutputs(const std::map<std::string, ValueQuant>& quant, const std::vector<NamedTensor>& ref64_outputs,
                             const std::vector<std::string>& files, Framework* f);
 
+/// Labels of the models of one comparison, from their paths (in order): the file names, or the
+/// paths as given where two file names are the same.
+std::vector<std::string> ModelLabels(const std::vector<std::string>& paths);
+
+/// The checks of a single-input comparison's options that need no file: at least one model,
+/// `backends` starting with ref64 (the reference) and naming no backend twice, `threshold` finite
+/// and >= 0. Errors name the CLI's options (--model, --backends, --threshold).
+Status CheckCompareOptions(size_t n_models, const std::vector<std::string>& backends, double threshold);
+
+/// The frameworks of every model (`model_labels`, ModelLabels): `frameworks[i].second` belongs to
+/// the model of index `frameworks[i].first`; `dir` is read later (RunForComparison). Labels must be
+/// non-empty, unique, and differ from the model labels and the names of tare's own runs ("BACKEND",
+/// "MODEL BACKEND" for each of `backends`). Errors: an empty label or folder, a label given twice or
+/// naming a model or a run, a model index out of range.
+Result<std::vector<std::vector<Framework>>> AssignFrameworks(const std::vector<std::string>& model_labels,
+                                                             const std::vector<std::string>& backends,
+                                                             std::vector<std::pair<size_t, Framework>> frameworks);
+
+/// Single-input mode for one model whose inputs are bound: runs `model` with `inputs` on each of
+/// `backends` in order (ref64 first: only that run is traced, RunModel; its bytes are added to
+/// `*traced_bytes`, shared by all models of the comparison), then reads each of `frameworks`'
+/// outputs from its `dir` (`<SafeName(output)>.npy` for each output of the ref64 run,
+/// ReadFrameworkOutputs). The result's `label` is `label`; `floor` is set later by SummarizeModel.
+/// Errors: RunModel's prefixed "LABEL on BACKEND: ", QuantByName's prefixed "LABEL: ",
+/// ReadFrameworkOutputs's.
+Result<ModelRuns> RunForComparison(std::shared_ptr<Model> model, const std::string& label, const std::vector<NamedTensor>& inputs,
+                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes);
+
 /// The worst (largest rel L2, NaN first) comparison of `a` with `b`, outputs matched by position;
 /// `*which` gets the worst output's name in `a`. Errors: different output counts, an output pair
 /// that cannot be compared (CompareTensors, named by index and name).

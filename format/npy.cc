@@ -2,6 +2,7 @@
 
 #include "format/file_io.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -129,6 +130,14 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
   f.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes()));
   if (!f) return Status::Error("write to '" + path + "' failed");
   return Status::Ok();
+}
+
+std::string SafeName(const std::string& name) {
+  std::string s = name.empty() ? "output" : name;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  if (s == "." || s == "..") s = "_";
+  return s;
 }
 
 }  // namespace tare

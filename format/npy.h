@@ -17,5 +17,9 @@ Result<Tensor> ParseNpy(const uint8_t* data, size_t size, const std::string& nam
 /// Writes `t` as a version 1.0 .npy file (overwrites `path`). Errors: a sequence or optional,
 /// unsupported dtype (string, bfloat16), I/O.
 Status WriteNpy(const std::string& path, const Tensor& t);
+/// The file name (without ".npy") of a tensor's .npy file, from the tensor's name: every character
+/// outside [A-Za-z0-9._-] becomes '_'; an empty name gives "output", "." and ".." give "_" (the
+/// files of `tare run --out-dir` and `--trace-dir`, and of a framework's folder in `tare compare`).
+std::string SafeName(const std::string& name);
 
 }  // namespace tare
