@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "api/c_status.h"
 #include "format/model_file.h"
 #include "runtime/session.h"
 
@@ -55,22 +56,7 @@ tare_status Fail(tare_status code, const std::string& msg) {
   return code;
 }
 
-// A Status's code as a tare_status; `fallback` for errors whose code the runtime left unspecified.
-tare_status CodeOf(StatusCode c, tare_status fallback) {
-  switch (c) {
-    case StatusCode::kInvalidArgument: return TARE_ERROR_INVALID_ARGUMENT;
-    case StatusCode::kBadModel: return TARE_ERROR_BAD_MODEL;
-    case StatusCode::kUnsupported: return TARE_ERROR_UNSUPPORTED;
-    case StatusCode::kShape: return TARE_ERROR_SHAPE;
-    case StatusCode::kLimit: return TARE_ERROR_LIMIT_EXCEEDED;
-    case StatusCode::kIO: return TARE_ERROR_IO;
-    case StatusCode::kInternal: return TARE_ERROR_INTERNAL;
-    case StatusCode::kUnspecified: break;
-  }
-  return fallback;
-}
-
-tare_status Fail(const Status& s, tare_status fallback) { return Fail(CodeOf(s.code(), fallback), s.message()); }
+tare_status Fail(const Status& s, tare_status fallback) { return Fail(ToTareStatus(s.code(), fallback), s.message()); }
 
 // Runs `body`, turning any exception into a code and a message.
 template <class F>

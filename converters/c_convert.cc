@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "api/c_status.h"
 #include "converters/load_any.h"
 #include "include/tare/tare.h"
 
@@ -14,19 +15,7 @@ using namespace tare;
 
 namespace {
 
-tare_status CodeOf(const Status& s, tare_status fallback) {
-  switch (s.code()) {
-    case StatusCode::kInvalidArgument: return TARE_ERROR_INVALID_ARGUMENT;
-    case StatusCode::kBadModel: return TARE_ERROR_BAD_MODEL;
-    case StatusCode::kUnsupported: return TARE_ERROR_UNSUPPORTED;
-    case StatusCode::kShape: return TARE_ERROR_SHAPE;
-    case StatusCode::kLimit: return TARE_ERROR_LIMIT_EXCEEDED;
-    case StatusCode::kIO: return TARE_ERROR_IO;
-    case StatusCode::kInternal: return TARE_ERROR_INTERNAL;
-    case StatusCode::kUnspecified: break;
-  }
-  return fallback;
-}
+tare_status CodeOf(const Status& s, tare_status fallback) { return ToTareStatus(s.code(), fallback); }
 
 char* Dup(const std::string& s) {
   char* p = static_cast<char*>(std::malloc(s.size() + 1));

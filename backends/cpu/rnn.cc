@@ -78,8 +78,14 @@ inline float TanhF(float x) {
 
 // The elementwise loops are compiled for AVX-512, AVX2 and the baseline and chosen at load time
 // (target_clones); with -ffp-contract=off all three do the same IEEE operations, so results are
-// identical on every machine.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// identical on every machine. Not under ThreadSanitizer: the loader runs the clones' resolver
+// (an IFUNC) before the sanitizer's runtime is up, and an instrumented resolver crashes.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TARE_NO_TARGET_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(TARE_NO_TARGET_CLONES) && !defined(__SANITIZE_THREAD__)
 #define TARE_RNN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TARE_RNN_CLONES
