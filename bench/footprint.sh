@@ -35,12 +35,13 @@ echo "code (.text) of the ref-only library's objects by layer, before --gc-secti
 for d in build-fp-ref/CMakeFiles/tare_*.dir; do
   layer=$(basename "$d" .dir)
   t=$(find "$d" -name '*.o' -exec size -A {} + 2>/dev/null | awk '$1 ~ /^\.text/ {s += $2} END {print s + 0}')
-  [[ $t -gt 0 ]] && printf "  %-22s %8.2f MiB\n" "$layer" "$(echo "$t / 1048576" | bc -l)"
+  if [[ $t -gt 0 ]]; then printf "  %-22s %8.2f MiB\n" "$layer" "$(echo "$t / 1048576" | bc -l)"; fi
 done | sort -k2 -n -r
 echo
 relu=$main/relu.tare
 "$main/tare" convert tests/api/relu.onnx -o "$relu" > /dev/null
 for bk in ref cpu,ref; do
   "$main/bench/tare_c_api_overhead" "$relu" x 1 16 --backends "$bk" --runs 20000 --rounds 7
-  "$main/tare" bench "$relu" --backend "$bk" --iters 20000 --warmup 100 | grep -E "^(median|mean|min)" || true
+  "$main/tare" bench "$relu" --backend "$bk" --iters 20000 --warmup 100 --json "$main/relu_bench.json" > /dev/null
+  /usr/bin/python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print('tare bench (each run timed alone)  median %.3f us, mean %.3f us' % (1000 * j['median_ms'], 1000 * j['mean_ms']))" "$main/relu_bench.json"
 done
