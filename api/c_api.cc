@@ -221,7 +221,9 @@ tare_status tare_options_set_backends(tare_options* options, const char* backend
     size_t p = 0;
     while (true) {
       const size_t q = list.find(',', p);
-      names.push_back(list.substr(p, q == std::string::npos ? std::string::npos : q - p));
+      const std::string part = list.substr(p, q == std::string::npos ? std::string::npos : q - p);
+      const size_t b = part.find_first_not_of(" \t"), e = part.find_last_not_of(" \t");  // "cpu, ref" as the Python module
+      names.push_back(b == std::string::npos ? std::string() : part.substr(b, e - b + 1));
       if (q == std::string::npos) break;
       p = q + 1;
     }
@@ -295,8 +297,10 @@ tare_status tare_tensor_create(tare_dtype dtype, const int64_t* dims, size_t ran
     if (rank > kMaxRank) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_tensor_create: rank " + std::to_string(rank) + " is over 64");
     if (rank > 0 && !dims) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_tensor_create: dims is NULL with rank " + std::to_string(rank));
     Shape shape(dims, dims + rank);
-    for (int64_t d : shape)
-      if (d < 0) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_tensor_create: shape " + ShapeStr(shape) + " has a negative dim");
+    for (size_t k = 0; k < rank; ++k)
+      if (shape[k] < 0)
+        return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_tensor_create: dim " + std::to_string(k) + " is " + std::to_string(shape[k]) +
+                                                     " (dims must be >= 0)");
     Result<int64_t> n = NumElements(shape);
     if (!n.ok()) return Fail(TARE_ERROR_LIMIT_EXCEEDED, "tare_tensor_create: " + n.status().message());
     const DType dt = static_cast<DType>(code);
@@ -361,9 +365,8 @@ tare_status tare_session_run(tare_session* session, const char* const* names, co
     if (!lock.owns_lock())
       return Fail(TARE_ERROR_INVALID_ARGUMENT,
                   "tare_session_run: the session is already running on another thread (one run at a time; use one session per thread)");
-    session->have_outputs = false;
-    session->output_views.clear();
-    session->trace_views.clear();
+    // The inputs are taken first: one may be this session's output of the last run (its copy
+    // shares the data's ownership, so clearing the outputs below does not free it).
     std::vector<NamedTensor> in(n_inputs);
     for (size_t i = 0; i < n_inputs; ++i) {
       if (!names[i] || !inputs[i])
@@ -371,6 +374,9 @@ tare_status tare_session_run(tare_session* session, const char* const* names, co
       in[i].name = names[i];
       in[i].tensor = inputs[i]->tensor;
     }
+    session->have_outputs = false;
+    session->output_views.clear();
+    session->trace_views.clear();
     const Status st = session->session->Run(in, &session->outputs);
     if (!st.ok()) return Fail(st, TARE_ERROR_RUNTIME);
     session->output_views.resize(session->outputs.size());
@@ -410,6 +416,7 @@ tare_status tare_session_output(const tare_session* session, size_t index, const
 }
 
 tare_status tare_session_output_copy(const tare_session* session, size_t index, void* dst, size_t bytes) {
+  if (session && !session->have_outputs) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_session_output_copy: no successful run yet");
   const tare_tensor* t = nullptr;
   const tare_status st = tare_session_output(session, index, nullptr, &t);
   if (st != TARE_OK) return st;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Footprint and per-run overhead of the embeddable runtime (issue 17; figures in
 # docs/PERFORMANCE.md, "Embedding"):
-#   1. stripped size of libtare.so with ref only, with cpu, and with cpu + onednn (the main build),
+#   1. stripped size of libtare.so with ref only (Release, and MinSizeRel with -ffunction-sections),
+#      with cpu, and with cpu + onednn (the main build),
 #      and of the C example (examples/c/top5.c) linked statically with each libtare.a
 #      (--gc-sections; the backends' own libraries, shared on Debian, are not counted);
 #   2. what dominates the ref-only library: the code (.text) of each layer's objects;
@@ -12,23 +13,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 main=${1:-build}
 common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DTARE_BUILD_TOOLS=OFF -DTARE_BUILD_TESTS=OFF -DTARE_LINK_CHECKS=OFF)
-for v in ref cpu; do
-  flags=(-DTARE_WITH_ONEDNN=OFF); [[ $v == ref ]] && flags+=(-DTARE_WITH_CPU=OFF)
+for v in ref cpu ref-os; do
+  flags=(-DTARE_WITH_ONEDNN=OFF); [[ $v == ref* ]] && flags+=(-DTARE_WITH_CPU=OFF)
+  # ref-os: the ref-only library built for size (-Os, one section per function for --gc-sections).
+  [[ $v == ref-os ]] && flags+=(-DCMAKE_BUILD_TYPE=MinSizeRel "-DCMAKE_CXX_FLAGS=-ffunction-sections -fdata-sections")
   cmake -S . -B "build-fp-$v" "${common[@]}" "${flags[@]}" > "build-fp-$v.log" 2>&1 || { cat "build-fp-$v.log"; exit 1; }
   cmake --build "build-fp-$v" -j "$(nproc)" --target tare_shared tare_lib >> "build-fp-$v.log" 2>&1 || { tail -30 "build-fp-$v.log"; exit 1; }
 done
 grep -m1 "model name" /proc/cpuinfo
 echo "compiler: $(c++ --version | head -1)"
-printf "%-22s %14s %24s\n" "build" "libtare.so" "static C example"
-for v in ref cpu onednn; do
+printf "%-22s %18s %26s\n" "build" "libtare.so" "static C example"
+for v in ref ref-os cpu onednn; do
   b=build-fp-$v; [[ $v == onednn ]] && b=$main
   strip -o "$b/libtare.stripped" "$b/libtare.so"
   deps=$(sed -n 's/^Libs.private://p' "$b/tare.pc")
   cc -std=c99 -O2 -Wall -Werror examples/c/top5.c -Iinclude -Iexamples -Wl,--gc-sections "$b/libtare.a" $deps -lm -o "$b/top5_static"
   strip "$b/top5_static"
   label=$v; [[ $v == cpu ]] && label="cpu (XNNPACK)"; [[ $v == onednn ]] && label="cpu + onednn"
-  printf "%-22s %10.2f MiB %20.2f MiB\n" "$label" "$(echo "$(stat -c %s "$b/libtare.stripped") / 1048576" | bc -l)" \
-    "$(echo "$(stat -c %s "$b/top5_static") / 1048576" | bc -l)"
+  [[ $v == ref-os ]] && label="ref, -Os + sections"
+  so=$(stat -c %s "$b/libtare.stripped"); ex=$(stat -c %s "$b/top5_static")
+  printf "%-22s %10d B %5.2f MiB %12d B %5.2f MiB\n" "$label" "$so" "$(echo "$so / 1048576" | bc -l)" "$ex" "$(echo "$ex / 1048576" | bc -l)"
 done
 echo
 echo "code (.text) of the ref-only library's objects by layer, before --gc-sections:"

@@ -6,7 +6,7 @@
 #   P/bin/tare                                the CLI
 #   P/lib/cmake/tare/tareConfig.cmake (+ version file): imported targets tare::tare (shared),
 #                                             tare::tare_static, tare::converters
-#   P/lib/pkgconfig/tare.pc, tare-converters.pc
+#   P/lib/pkgconfig/tare.pc (libtare.so), tare-static.pc (libtare.a), tare-converters.pc
 #   P/lib/python3/dist-packages/tare.*.so     the Python module (python/CMakeLists.txt)
 # The installed files find each other relative to their own location, so the prefix can move.
 include(CMakePackageConfigHelpers)
@@ -56,7 +56,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tareConfig.cmake ${CMAKE_CURRENT_BINAR
   DESTINATION ${TARE_CONFIG_DIR} COMPONENT dev)
 
 configure_file(cmake/tare.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tare.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tare.pc DESTINATION ${TARE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+configure_file(cmake/tare-static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tare-static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tare.pc ${CMAKE_CURRENT_BINARY_DIR}/tare-static.pc
+        DESTINATION ${TARE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 if(TARE_BUILD_TOOLS)
   configure_file(cmake/tare-converters.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tare-converters.pc @ONLY)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tare-converters.pc DESTINATION ${TARE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)

@@ -10,7 +10,7 @@ namespace tare {
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from) {
   std::string fmt = from;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Status::Error("'" + path + "' is a directory, not a model file");
+  if (std::filesystem::is_directory(path, ec)) return Status::Error(StatusCode::kIO, "'" + path + "' is a directory, not a model file");
   if (fmt.empty()) {
     size_t dot = path.find_last_of('.');
     fmt = dot == std::string::npos ? "" : path.substr(dot + 1);
@@ -18,7 +18,7 @@ Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::
   if (fmt == "tare") return LoadModel(path);
   if (fmt == "onnx") return ConvertOnnxFile(path);
   if (fmt == "tflite") return ConvertTfliteFile(path);
-  return Status::Error("cannot tell the format of '" + path + "' (use .onnx, .tflite or .tare, or --from onnx|tflite|tare)");
+  return Status::Error(StatusCode::kUnsupported, "cannot tell the format of '" + path + "' (use .onnx, .tflite or .tare, or --from onnx|tflite|tare)");
 }
 
 }  // namespace tare

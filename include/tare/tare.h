@@ -117,10 +117,10 @@ TARE_API tare_status tare_model_io(const tare_model* model, tare_io io, size_t i
 TARE_API tare_status tare_options_create(tare_options** out);
 /** Frees the options (sessions made with them keep a copy). NULL is a no-op. */
 TARE_API void tare_options_free(tare_options* options);
-/** Backend priority list, comma-separated ("cpu,ref"): each node runs on the first that supports
- * it; the reference backend of the same precision takes the rest. Errors: INVALID_ARGUMENT (an
- * empty list, an empty or repeated name, a backend that is unknown or not built in: the message
- * lists the available ones). */
+/** Backend priority list, comma-separated ("cpu,ref"; spaces around a name are ignored): each
+ * node runs on the first that supports it; the reference backend of the same precision takes the
+ * rest. Errors: INVALID_ARGUMENT (an empty list, an empty or repeated name, a backend that is
+ * unknown or not built in: the message lists the available ones; ref64 mixed with another). */
 TARE_API tare_status tare_options_set_backends(tare_options* options, const char* backends);
 /** Threads of the fast backends (1 to 1024). Errors: INVALID_ARGUMENT. */
 TARE_API tare_status tare_options_set_threads(tare_options* options, int threads);

@@ -72,14 +72,18 @@ class TensorView {
     const int64_t* dims = nullptr;
     size_t rank = 0;
     Check(tare_tensor_info(t_, nullptr, &dims, &rank, nullptr, nullptr));
-    return std::vector<int64_t>(dims, dims + rank);
+    std::vector<int64_t> shape(rank);
+    for (size_t i = 0; i < rank; ++i) shape[i] = dims[i];
+    return shape;
   }
   /// Bytes of data.
   size_t Bytes() const { size_t b; Check(tare_tensor_info(t_, nullptr, nullptr, nullptr, nullptr, &b)); return b; }
   /// Number of elements.
   size_t Size() const {
-    size_t n = 1;
-    for (int64_t d : Shape()) n *= static_cast<size_t>(d);
+    const int64_t* dims = nullptr;
+    size_t rank = 0, n = 1;
+    Check(tare_tensor_info(t_, nullptr, &dims, &rank, nullptr, nullptr));
+    for (size_t i = 0; i < rank; ++i) n *= static_cast<size_t>(dims[i]);
     return n;
   }
   /// The data as T; throws tare::Error (TARE_ERROR_INVALID_ARGUMENT) when T is not the dtype.
@@ -88,7 +92,9 @@ class TensorView {
     const void* p = nullptr;
     tare_dtype d;
     Check(tare_tensor_info(t_, &d, nullptr, nullptr, &p, nullptr));
-    if (d != DTypeOf<T>()) throw Error(TARE_ERROR_INVALID_ARGUMENT, "the tensor's dtype is " + std::to_string(d) + ", not the one asked for");
+    if (d != DTypeOf<T>())
+      throw Error(TARE_ERROR_INVALID_ARGUMENT, "the tensor's dtype is tare_dtype " + std::to_string(d) + ", not " +
+                                                   std::to_string(DTypeOf<T>()) + " as asked (tare/tare.h lists the codes)");
     return static_cast<const T*>(p);
   }
   const tare_tensor* get() const { return t_; }
@@ -162,7 +168,7 @@ class Model {
       Check(tare_model_io(m_, io, i, &name, &out[i].dtype, &dims, &rank));
       out[i].name = name;
       out[i].rank_known = rank >= 0;
-      if (rank > 0) out[i].shape.assign(dims, dims + rank);
+      for (int64_t d = 0; d < rank; ++d) out[i].shape.push_back(dims[d]);
     }
     return out;
   }
@@ -239,7 +245,10 @@ class Session {
   std::vector<T> OutputCopy(size_t index) const {
     TensorView v = Output(index);
     const T* p = v.Data<T>();
-    return std::vector<T>(p, p + v.Size());
+    const size_t n = v.Size();
+    std::vector<T> out(n);
+    for (size_t i = 0; i < n; ++i) out[i] = p[i];
+    return out;
   }
   /// Arena bytes of the current plan.
   uint64_t ArenaBytes() const { uint64_t b = 0; Check(tare_session_arena_bytes(s_, &b)); return b; }

@@ -181,6 +181,9 @@ TEST_CASE("c_api.option_errors") {
   Expect(tare_options_set_backends(o, ""), TARE_ERROR_INVALID_ARGUMENT, "backend list '' has an empty name");
   Expect(tare_options_set_backends(o, "ref,,ref64"), TARE_ERROR_INVALID_ARGUMENT, "has an empty name");
   Expect(tare_options_set_backends(o, "ref,ref"), TARE_ERROR_INVALID_ARGUMENT, "names 'ref' twice");
+  Expect(tare_options_set_backends(o, "REF"), TARE_ERROR_INVALID_ARGUMENT, "unknown backend 'REF'");
+  Expect(tare_options_set_backends(o, "ref, "), TARE_ERROR_INVALID_ARGUMENT, "has an empty name");
+  CHECK(tare_options_set_backends(o, " ref64 ") == TARE_OK);
   Expect(tare_options_set_backends(o, "ref64,ref"), TARE_ERROR_INVALID_ARGUMENT,
          "backend 'ref' cannot be mixed with 'ref64' (different precision)");
   Expect(tare_options_set_backends(o, "vulkan"), TARE_ERROR_INVALID_ARGUMENT, "backend 'vulkan' is not built into this library");
@@ -216,7 +219,7 @@ TEST_CASE("c_api.tensor_errors") {
   Expect(tare_tensor_create(TARE_DTYPE_FLOAT32, dims, 2, buf, 28, &t), TARE_ERROR_INVALID_ARGUMENT,
          "a float32 tensor of shape [2,4] takes 32 bytes, got 28");
   const int64_t neg[2] = {2, -1};
-  Expect(tare_tensor_create(TARE_DTYPE_FLOAT32, neg, 2, buf, sizeof buf, &t), TARE_ERROR_INVALID_ARGUMENT, "has a negative dim");
+  Expect(tare_tensor_create(TARE_DTYPE_FLOAT32, neg, 2, buf, sizeof buf, &t), TARE_ERROR_INVALID_ARGUMENT, "dim 1 is -1 (dims must be >= 0)");
   const int64_t huge[3] = {1 << 20, 1 << 20, 1 << 20};
   Expect(tare_tensor_create(TARE_DTYPE_FLOAT32, huge, 3, buf, sizeof buf, &t), TARE_ERROR_LIMIT_EXCEEDED, "more than 2^40 elements");
   Expect(tare_tensor_create(TARE_DTYPE_FLOAT32, dims, 65, buf, sizeof buf, &t), TARE_ERROR_INVALID_ARGUMENT, "rank 65 is over 64");
@@ -246,6 +249,8 @@ TEST_CASE("c_api.run_errors") {
                              fx.input.size() * sizeof(float), &x) == TARE_OK);
   const tare_tensor* out = nullptr;
   Expect(tare_session_output(s, 0, nullptr, &out), TARE_ERROR_INVALID_ARGUMENT, "tare_session_output: no successful run yet");
+  float early[20];
+  Expect(tare_session_output_copy(s, 0, early, sizeof early), TARE_ERROR_INVALID_ARGUMENT, "tare_session_output_copy: no successful run yet");
   const char* name = "input";
   Expect(tare_session_run(nullptr, &name, &x, 1), TARE_ERROR_INVALID_ARGUMENT, "tare_session_run: session must not be NULL");
   Expect(tare_session_run(s, nullptr, nullptr, 1), TARE_ERROR_INVALID_ARGUMENT, "names and inputs must not be NULL");
@@ -368,5 +373,33 @@ TEST_CASE("c_api.trace") {
   CHECK(saw_logits);
   tare_session_free(s);
   tare_options_free(o);
+  tare_model_free(model);
+}
+
+TEST_CASE("c_api.output_fed_back") {
+  // A session's own output as the input of its next run (Relu: relu(relu(x)) = relu(x)).
+  tare_model* model = nullptr;
+  REQUIRE(tare_model_load((std::string(TARE_SOURCE_DIR) + "/tests/api/relu.onnx").c_str(), &model) == TARE_OK);
+  tare_session* s = nullptr;
+  REQUIRE(tare_session_create(model, nullptr, &s) == TARE_OK);
+  float x[16];
+  for (int k = 0; k < 16; ++k) x[k] = static_cast<float>(k - 8);
+  const int64_t dims[2] = {1, 16};
+  tare_tensor* t = nullptr;
+  REQUIRE(tare_tensor_create(TARE_DTYPE_FLOAT32, dims, 2, x, sizeof x, &t) == TARE_OK);
+  const char* name = "x";
+  const tare_tensor* in = t;
+  REQUIRE(tare_session_run(s, &name, &in, 1) == TARE_OK);
+  for (int round = 0; round < 3; ++round) {
+    const tare_tensor* y = nullptr;
+    REQUIRE(tare_session_output(s, 0, nullptr, &y) == TARE_OK);
+    in = y;
+    REQUIRE_MESSAGE(tare_session_run(s, &name, &in, 1) == TARE_OK, tare_last_error());
+  }
+  float out[16];
+  REQUIRE(tare_session_output_copy(s, 0, out, sizeof out) == TARE_OK);
+  for (int k = 0; k < 16; ++k) CHECK(out[k] == (k > 8 ? static_cast<float>(k - 8) : 0.0f));
+  tare_tensor_free(t);
+  tare_session_free(s);
   tare_model_free(model);
 }

@@ -4,6 +4,7 @@
 # and ResNet-20 fixtures against PyTorch's outputs (rel L2 <= 1e-4; the programs exit 1 above).
 #   examples.sh cmake      PREFIX SRC WORK   find_package(tare): top5_c, top5_c_static, top5_cpp
 #   examples.sh pkgconfig  PREFIX SRC WORK   cc -std=c99 -Wall -Werror / c++ with pkg-config --cflags --libs
+#                                            tare, tare-static, tare-converters
 #   examples.sh symbols    PREFIX            nm -D: libtare.so exports only tare_* symbols
 set -euo pipefail
 mode=$1 prefix=$2
@@ -16,6 +17,7 @@ case $mode in
     conv=$(nm -D --defined-only "$prefix/lib/libtare_converters.so" | awk '{print $3}' | tr '\n' ' ')
     echo "libtare_converters.so exports: $conv"
     readelf -d "$prefix/lib/libtare.so" | grep -q 'SONAME.*libtare.so.0' || { echo "no SONAME libtare.so.0"; exit 1; }
+    readelf -d "$prefix/lib/libtare_converters.so" | grep -q 'RUNPATH.*\$ORIGIN' || { echo "libtare_converters.so has no RUNPATH \$ORIGIN"; exit 1; }
     [[ $bad -eq 0 && $n -gt 20 && $conv == "tare_convert " ]]
     exit ;;
 esac
@@ -43,8 +45,12 @@ case $mode in
       -Wl,-rpath,"$prefix/lib" -o "$work/top5_c"
     c++ -std=c++17 -Wall -Werror "$src/examples/cpp/top5.cpp" -I"$src/examples" $(pkg-config --cflags --libs tare-converters) \
       -Wl,-rpath,"$prefix/lib" -o "$work/top5_cpp"
+    cc -std=c99 -Wall -Werror -pedantic "$src/examples/c/top5.c" -I"$src/examples" $(pkg-config --cflags --libs tare-static) -lm \
+      -o "$work/top5_c_static"
+    if readelf -d "$work/top5_c_static" | grep -q 'NEEDED.*libtare'; then echo "top5_c_static needs libtare.so"; exit 1; fi
     run "$work/top5_c" tare ref
     run "$work/top5_c" tare cpu,ref
+    run "$work/top5_c_static" tare cpu,ref
     run "$work/top5_cpp" onnx ref ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac
