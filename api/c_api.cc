@@ -58,18 +58,10 @@ tare_status Fail(tare_status code, const std::string& msg) {
 
 tare_status Fail(const Status& s, tare_status fallback) { return Fail(ToTareStatus(s.code(), fallback), s.message()); }
 
-// Runs `body`, turning any exception into a code and a message.
+// Runs `body`, turning any exception into a code and a message (GuardCall).
 template <class F>
 tare_status Guard(F&& body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Fail(TARE_ERROR_LIMIT_EXCEEDED, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(TARE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return Fail(TARE_ERROR_INTERNAL, "internal error: unknown exception");
-  }
+  return GuardCall(body, [](tare_status code, const std::string& msg) { return Fail(code, msg); });
 }
 
 bool EndsWith(const std::string& s, const char* suffix) {

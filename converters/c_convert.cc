@@ -92,13 +92,5 @@ tare_status Convert(const char* src, const char* dst) {
 
 extern "C" tare_status tare_convert(const char* src, const char* dst) {
   tare_set_converter(&ConvertToBuffer);
-  try {
-    return Convert(src, dst);
-  } catch (const std::bad_alloc&) {
-    return Fail(TARE_ERROR_LIMIT_EXCEEDED, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(TARE_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return Fail(TARE_ERROR_INTERNAL, "internal error: unknown exception");
-  }
+  return GuardCall([&] { return Convert(src, dst); }, Fail);
 }
