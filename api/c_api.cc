@@ -127,6 +127,7 @@ const char* tare_status_name(tare_status status) {
     case TARE_ERROR_IO: return "TARE_ERROR_IO";
     case TARE_ERROR_INTERNAL: return "TARE_ERROR_INTERNAL";
     case TARE_ERROR_RUNTIME: return "TARE_ERROR_RUNTIME";
+    default: break;
   }
   return "TARE_ERROR_UNKNOWN";
 }

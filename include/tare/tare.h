@@ -39,7 +39,11 @@ typedef enum tare_status {
   TARE_ERROR_LIMIT_EXCEEDED = 5,   /**< a tensor or arena over the session's limits, out of memory */
   TARE_ERROR_IO = 6,               /**< a file that cannot be opened, mapped, read or written */
   TARE_ERROR_INTERNAL = 7,         /**< a bug in tare (please report it with the message) */
-  TARE_ERROR_RUNTIME = 8           /**< a kernel failed on the inputs' values (e.g. an index out of range) */
+  TARE_ERROR_RUNTIME = 8,          /**< a kernel failed on the inputs' values (e.g. an index out of range) */
+  /* Not values: they make every int a valid tare_status, so a caller's unknown code is answered
+   * ("TARE_ERROR_UNKNOWN", INVALID_ARGUMENT), never undefined. The same in the enums below. */
+  TARE_STATUS_RANGE_MIN_ = -2147483647 - 1,
+  TARE_STATUS_RANGE_MAX_ = 2147483647
 } tare_status;
 
 /** Element types; the codes are ONNX's TensorProto.DataType. String tensors are not readable
@@ -59,11 +63,18 @@ typedef enum tare_dtype {
   TARE_DTYPE_FLOAT64 = 11,
   TARE_DTYPE_UINT32 = 12,
   TARE_DTYPE_UINT64 = 13,
-  TARE_DTYPE_BFLOAT16 = 16
+  TARE_DTYPE_BFLOAT16 = 16,
+  TARE_DTYPE_RANGE_MIN_ = -2147483647 - 1, /* not values (see tare_status) */
+  TARE_DTYPE_RANGE_MAX_ = 2147483647
 } tare_dtype;
 
 /** Which side of a model tare_model_io describes. */
-typedef enum tare_io { TARE_INPUT = 0, TARE_OUTPUT = 1 } tare_io;
+typedef enum tare_io {
+  TARE_INPUT = 0,
+  TARE_OUTPUT = 1,
+  TARE_IO_RANGE_MIN_ = -2147483647 - 1, /* not values (see tare_status) */
+  TARE_IO_RANGE_MAX_ = 2147483647
+} tare_io;
 
 typedef struct tare_model tare_model;     /**< a loaded model (graph and weights); immutable */
 typedef struct tare_options tare_options; /**< session options (backends, threads, limits, tracing) */
