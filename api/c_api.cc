@@ -100,6 +100,16 @@ tare_status LoadConverted(const std::string& path, tare_model** out) {
   return NewModel(LoadModelFromBytes(static_cast<const uint8_t*>(data), bytes), out);
 }
 
+// tare_options_set_max_tensor_bytes / _arena_bytes: sets `field` (bytes > 0, capped at SIZE_MAX).
+tare_status SetLimit(tare_options* options, uint64_t bytes, const std::string& name, size_t SessionOptions::*field) {
+  return Guard([&] {
+    if (!options) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_options_set_" + name + ": options must not be NULL");
+    if (bytes == 0) return Fail(TARE_ERROR_INVALID_ARGUMENT, name + " must be > 0");
+    options->options.*field = static_cast<size_t>(std::min<uint64_t>(bytes, SIZE_MAX));
+    return TARE_OK;
+  });
+}
+
 const std::vector<int>& IoIds(const Graph& g, tare_io io) { return io == TARE_OUTPUT ? g.outputs : g.inputs; }
 
 tare_status ViewOf(const Tensor& t, tare_tensor* view) {
@@ -248,21 +258,11 @@ tare_status tare_options_set_threads(tare_options* options, int threads) {
 }
 
 tare_status tare_options_set_max_tensor_bytes(tare_options* options, uint64_t bytes) {
-  return Guard([&] {
-    if (!options) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_options_set_max_tensor_bytes: options must not be NULL");
-    if (bytes == 0) return Fail(TARE_ERROR_INVALID_ARGUMENT, "max_tensor_bytes must be > 0");
-    options->options.max_tensor_bytes = static_cast<size_t>(std::min<uint64_t>(bytes, SIZE_MAX));
-    return TARE_OK;
-  });
+  return SetLimit(options, bytes, "max_tensor_bytes", &SessionOptions::max_tensor_bytes);
 }
 
 tare_status tare_options_set_max_arena_bytes(tare_options* options, uint64_t bytes) {
-  return Guard([&] {
-    if (!options) return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_options_set_max_arena_bytes: options must not be NULL");
-    if (bytes == 0) return Fail(TARE_ERROR_INVALID_ARGUMENT, "max_arena_bytes must be > 0");
-    options->options.max_arena_bytes = static_cast<size_t>(std::min<uint64_t>(bytes, SIZE_MAX));
-    return TARE_OK;
-  });
+  return SetLimit(options, bytes, "max_arena_bytes", &SessionOptions::max_arena_bytes);
 }
 
 tare_status tare_options_add_trace(tare_options* options, const char* value) {

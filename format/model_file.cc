@@ -333,9 +333,7 @@ Result<std::shared_ptr<Model>> LoadModelFromBytes(const uint8_t* data, size_t si
   if (!p) return Status::Error(StatusCode::kLimit, "out of memory");
   if (size) std::memcpy(p, data, size);
   std::shared_ptr<void> owner(p, std::free);
-  Result<std::shared_ptr<Model>> m = Parse(static_cast<const uint8_t*>(p), size, owner);
-  if (!m.ok()) return m.status().OrCode(StatusCode::kBadModel);
-  return m;
+  return LoadModelFromMemory(static_cast<const uint8_t*>(p), size, std::move(owner));
 }
 
 Result<std::shared_ptr<Model>> LoadModelFromMemory(const uint8_t* data, size_t size, std::shared_ptr<void> owner) {

@@ -216,7 +216,7 @@ class Session {
       names.push_back(name.c_str());
       tensors.push_back(t ? t->get() : nullptr);
     }
-    Check(tare_session_run(s_, names.data(), tensors.data(), inputs.size()));
+    Run(names, tensors);
   }
   /// Same, with the tensors given by reference: session.Run({{"input", x}}).
   void Run(std::initializer_list<std::pair<const char*, const Tensor&>> inputs) {
@@ -226,7 +226,7 @@ class Session {
       names.push_back(in.first);
       tensors.push_back(in.second.get());
     }
-    Check(tare_session_run(s_, names.data(), tensors.data(), inputs.size()));
+    Run(names, tensors);
   }
   size_t OutputCount() const { size_t n = 0; Check(tare_session_output_count(s_, &n)); return n; }
   std::string OutputName(size_t index) const {
@@ -255,6 +255,9 @@ class Session {
   tare_session* get() const { return s_; }
 
  private:
+  void Run(const std::vector<const char*>& names, const std::vector<const tare_tensor*>& tensors) {
+    Check(tare_session_run(s_, names.data(), tensors.data(), names.size()));
+  }
   tare_session* s_ = nullptr;
 };
 
