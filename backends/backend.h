@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/ir/graph.h"
@@ -50,6 +51,10 @@ class Executable {
   /// runs with its reference kernel); an empty string or a shorter vector means nothing to add.
   /// Shown by `tare run --explain`.
   virtual std::vector<std::string> Notes() const { return {}; }
+  /// Time spent in each phase of the runs so far, in ms, summed over runs (e.g. the vulkan
+  /// backend's "upload", "dispatch", "download"); empty when the backend does not split its runs.
+  /// Shown by `tare bench`.
+  virtual std::vector<std::pair<std::string, double>> Phases() const { return {}; }
 };
 
 /// A compute engine.

@@ -7,6 +7,9 @@
 #ifdef TARE_WITH_ONEDNN
 #include "backends/onednn/onednn_backend.h"
 #endif
+#ifdef TARE_WITH_VULKAN
+#include "backends/vulkan/vulkan_backend.h"
+#endif
 
 namespace tare {
 
@@ -21,6 +24,9 @@ std::vector<std::string> AvailableBackends() {
 #ifdef TARE_WITH_ONEDNN
   names.push_back("onednn");
 #endif
+#ifdef TARE_WITH_VULKAN
+  names.push_back("vulkan");
+#endif
   return names;
 }
 
@@ -32,6 +38,9 @@ Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
 #endif
 #ifdef TARE_WITH_ONEDNN
   if (name == "onednn") return onednn::CreateOnednnBackend();
+#endif
+#ifdef TARE_WITH_VULKAN
+  if (name == "vulkan") return vk::CreateVulkanBackend();
 #endif
   std::string avail;
   for (const std::string& b : AvailableBackends()) avail += (avail.empty() ? "" : ", ") + b;

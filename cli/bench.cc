@@ -13,6 +13,10 @@
 //               vector is reused). Statistics over the K times: median (the mean of the two middle
 //               values when K is even), p90 and p99 by nearest rank (the ceil(p*K/100)-th smallest),
 //               min, mean. bench/peers/ort_bench.js and torch_bench.py use the same definitions.
+//   phases      what the backends time apart (Session::Phases; the vulkan backend: "upload" = copies
+//               into the staging buffer and on to the device, "dispatch" = the shaders, "download" =
+//               the copies back, from GPU timestamps and host clocks; "host" = reference kernels
+//               run on the host between dispatches), the mean per timed run (not in the median);
 //   memory      Session::arena_bytes() (the planned arena: peak memory for run-time values) and the
 //               process's peak resident set size (getrusage ru_maxrss, in bytes) after the timed runs.
 //   FLOPs       2 x multiply-accumulates of the nodes that run (not folded at plan time, not unused)
@@ -56,6 +60,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+/// v with three decimals.
+std::string Fixed3(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
 
 struct Stats {
   double median = 0, p90 = 0, p99 = 0, min = 0, mean = 0;
@@ -143,6 +154,34 @@ struct FlopCount {
   std::map<std::string, std::pair<int64_t, int64_t>> by_op;  // op -> (nodes, FLOPs)
   int64_t in_bodies = 0;
 };
+
+/// The FLOPs lines of the report.
+void PrintFlops(const FlopCount& fc, double gflops) {
+  if (fc.known) {
+    std::string parts;
+    for (const auto& [op, c] : fc.by_op)
+      parts += (parts.empty() ? "" : ", ") + op + " x" + std::to_string(c.first) + " " + std::to_string(c.second);
+    std::printf("FLOPs: %lld (2 x MACs: %s)\n", static_cast<long long>(fc.flops), parts.empty() ? "none counted" : parts.c_str());
+    std::printf("achieved: %.3f GFLOP/s at the median\n", gflops);
+  } else {
+    std::printf("FLOPs: unknown (%s)\n", fc.why_unknown.c_str());
+  }
+  if (fc.in_bodies)
+    std::printf("note: %lld Conv/ConvTranspose/Gemm/MatMul/LSTM/GRU/RNN node(s) inside control-flow bodies are not counted\n",
+                static_cast<long long>(fc.in_bodies));
+}
+
+/// Session::Phases accumulated between `before` and `after`, per run (ms): what the backends time
+/// apart (vulkan: upload, dispatch, download).
+std::vector<std::pair<std::string, double>> PhasesPerRun(const std::vector<std::pair<std::string, double>>& before,
+                                                         std::vector<std::pair<std::string, double>> after, int runs) {
+  for (auto& [name, ms] : after) {
+    for (const auto& [n0, ms0] : before)
+      if (n0 == name) ms -= ms0;
+    ms /= runs;
+  }
+  return after;
+}
 
 FlopCount CountFlops(std::shared_ptr<const Graph> graph, const SessionOptions& base, const Session& timed,
                      const std::vector<NamedTensor>& inputs) {
@@ -294,6 +333,7 @@ int CmdBench(const BenchArgs& args) {
     s = session.Run(inputs, &outputs);
     if (!s.ok()) return Fail(s.message());
   }
+  const std::vector<std::pair<std::string, double>> phases0 = session.Phases();
   std::vector<double> times;
   times.reserve(static_cast<size_t>(args.iters));
   for (int i = 0; i < args.iters; ++i) {
@@ -304,6 +344,7 @@ int CmdBench(const BenchArgs& args) {
     times.push_back(Ms(a, b));
   }
   const Stats st = Summarize(times);
+  const std::vector<std::pair<std::string, double>> phases = PhasesPerRun(phases0, session.Phases(), args.iters);
   const size_t arena = session.arena_bytes();
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
@@ -324,20 +365,14 @@ int CmdBench(const BenchArgs& args) {
   std::printf("timed runs: %d after %d warm-up\n", args.iters, args.warmup);
   std::printf("median: %.3f ms, p90: %.3f ms, p99: %.3f ms, min: %.3f ms, mean: %.3f ms\n", st.median, st.p90, st.p99,
               st.min, st.mean);
+  if (!phases.empty()) {
+    std::string parts;
+    for (const auto& [name, ms] : phases) parts += (parts.empty() ? "" : ", ") + name + " " + Fixed3(ms) + " ms";
+    std::printf("phases (mean per timed run): %s\n", parts.c_str());
+  }
   std::printf("peak arena: %zu bytes\n", arena);
   std::printf("peak RSS: %lld bytes\n", static_cast<long long>(rss));
-  if (fc.known) {
-    std::string parts;
-    for (const auto& [op, c] : fc.by_op)
-      parts += (parts.empty() ? "" : ", ") + op + " x" + std::to_string(c.first) + " " + std::to_string(c.second);
-    std::printf("FLOPs: %lld (2 x MACs: %s)\n", static_cast<long long>(fc.flops), parts.empty() ? "none counted" : parts.c_str());
-    std::printf("achieved: %.3f GFLOP/s at the median\n", gflops);
-  } else {
-    std::printf("FLOPs: unknown (%s)\n", fc.why_unknown.c_str());
-  }
-  if (fc.in_bodies)
-    std::printf("note: %lld Conv/ConvTranspose/Gemm/MatMul/LSTM/GRU/RNN node(s) inside control-flow bodies are not counted\n",
-                static_cast<long long>(fc.in_bodies));
+  PrintFlops(fc, gflops);
 
   if (!args.json.empty()) {
     ojson j;
@@ -364,6 +399,9 @@ int CmdBench(const BenchArgs& args) {
     j["min_ms"] = st.min;
     j["mean_ms"] = st.mean;
     j["times_ms"] = times;
+    ojson ph = ojson::object();
+    for (const auto& [name, ms] : phases) ph[name] = ms;
+    j["phases_ms"] = ph;
     j["arena_bytes"] = arena;
     j["peak_rss_bytes"] = rss;
     if (fc.known) {

@@ -153,6 +153,17 @@ std::vector<std::string> Session::Notes() const {
   return out;
 }
 
+std::vector<std::pair<std::string, double>> Session::Phases() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& p : impl_->partitions)
+    for (const auto& [name, ms] : p->Phases()) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+      if (it == out.end()) out.emplace_back(name, ms);
+      else it->second += ms;
+    }
+  return out;
+}
+
 std::vector<TraceEntry> Session::Trace() const {
   const Impl& im = *impl_;
   std::vector<TraceEntry> out;

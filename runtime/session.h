@@ -56,6 +56,10 @@ class Session {
   /// backend reports (Executable::Notes, e.g. oneDNN's implementation "brg:avx512_core"), or an
   /// empty string. Valid after the first Run.
   std::vector<std::string> Notes() const;
+  /// Time each backend spent in its phases over the runs of the current plan, in ms, summed over
+  /// partitions by phase name (Executable::Phases: the vulkan backend's "upload", "dispatch",
+  /// "download", "host"); empty when no partition splits its runs. Reset by a re-plan.
+  std::vector<std::pair<std::string, double>> Phases() const;
   const Graph& graph() const;
   /// The values chosen by SessionOptions::trace_all / trace, as computed by the last Run, in graph
   /// order (copies). Empty when tracing is off or before the first Run. Values of nodes folded at

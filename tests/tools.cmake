@@ -176,6 +176,47 @@ if(TARE_WITH_ONEDNN)
   endforeach()
 endif()
 
+# ---- backend vulkan (issue 18) --------------------------------------------------------------
+# The ONNX backend test suite, the model fixtures, the MediaPipe and single-op TFLite models on
+# vulkan (the nodes it claims run on the device, the rest on ref), a determinism check across
+# runs and lavapipe thread counts, and the device-selection errors. Each runs through
+# tare_vulkan_probe, which reports it skipped (exit 77) on a machine without a Vulkan device.
+# LP_NUM_THREADS=1: lavapipe's own thread pool would oversubscribe the cores under ctest -j.
+if(TARE_WITH_VULKAN)
+  tare_exe(PROBE_EXE tare_vulkan_probe)
+  set(vk_env "LP_NUM_THREADS=1")
+  foreach(folder node pytorch-converted pytorch-operator simple)
+    add_test(NAME conformance.vulkan.${folder}
+      COMMAND ${PROBE_EXE} -- $<TARGET_FILE:tare_conformance> --backend vulkan --data ${TARE_ONNX_TESTDATA}
+              --folder ${folder} --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_ref.txt)
+    set_tests_properties(conformance.vulkan.${folder} PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${vk_env}")
+  endforeach()
+  foreach(model ${TARE_FIXTURES})
+    get_filename_component(dir ${model} DIRECTORY)
+    get_filename_component(name ${dir} NAME)
+    add_test(NAME model.${name}.vulkan
+      COMMAND ${PROBE_EXE} -- ${CMAKE_COMMAND} -DTARE=${TARE_EXE} -DCHECK=${CHECK_EXE}
+              -DDIR=${dir} -DBACKEND=vulkan -DWORK=${CMAKE_CURRENT_BINARY_DIR}/model_runs/${name}.vulkan
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/models/run_fixture.cmake)
+    set_tests_properties(model.${name}.vulkan PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${vk_env}")
+  endforeach()
+  add_test(NAME model.tflite_mediapipe.vulkan
+    COMMAND ${PROBE_EXE} -- $<TARGET_FILE:tare_tflite_check> --models ${TARE_CORPUS}
+            --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite --backend vulkan ${corpus_skip})
+  add_test(NAME model.tflite_ops.vulkan
+    COMMAND ${PROBE_EXE} -- $<TARGET_FILE:tare_tflite_check> --models ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_ops
+            --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite_ops --backend vulkan)
+  add_test(NAME cli.vulkan
+    COMMAND ${PROBE_EXE} -- bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/vulkan.sh ${TARE_EXE}
+            ${CMAKE_CURRENT_SOURCE_DIR}/models ${CMAKE_CURRENT_BINARY_DIR}/cli_vulkan)
+  set_tests_properties(model.tflite_mediapipe.vulkan model.tflite_ops.vulkan cli.vulkan
+                       PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${vk_env}")
+else()
+  # Built without the Vulkan headers or glslc: one test says so, reported as skipped.
+  add_test(NAME vulkan.not_built COMMAND ${CMAKE_COMMAND} -E echo "SKIP: built without the vulkan backend (TARE_WITH_VULKAN=OFF)")
+  set_tests_properties(vulkan.not_built PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+endif()
+
 # ---- TFLite builtins the corpus does not use (issue 6, tflite_ops helper) --------------------
 # tare_make_tflite_ops writes small single-op .tflite models through tare's own schema subset
 # (tests/models/tflite_ops/make.sh runs it and LiteRT.js for the expected outputs); the models and

@@ -5,6 +5,8 @@
 #   platforms/debian/setup.sh --fixtures   also PyTorch, torchvision and Fashion-MNIST, to
 #                                          regenerate tests/models/ with tests/models/make_fixtures.py
 #   platforms/debian/setup.sh --sanitize   also clang and its sanitizer/libFuzzer runtimes (sanitize.sh)
+#   TARE_NO_VULKAN=1 platforms/debian/setup.sh   without the Vulkan packages (a build without the
+#                                          vulkan backend: its tests report skipped)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libflatbuffers-dev flatbuffers-compiler flatbuffers-compiler-dev
@@ -12,7 +14,17 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
       python3-numpy python3-onnx
       libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev
-      pybind11-dev python3-dev python3-pytest)  # the Python module and its tests (issue 17)
+      pybind11-dev python3-dev python3-pytest  # the Python module and its tests (issue 17)
+      # the vulkan backend (issue 18): headers and glslc to build; lavapipe (Mesa's software Vulkan
+      # on the CPU), the loader, the validation layer and spirv-val to run its tests in CI.
+      libvulkan-dev glslc libvulkan1 mesa-vulkan-drivers vulkan-validationlayers spirv-tools)
+if [[ -n "${TARE_NO_VULKAN:-}" ]]; then
+  kept=()
+  for p in "${pkgs[@]}"; do
+    case $p in libvulkan-dev|glslc|libvulkan1|mesa-vulkan-drivers|vulkan-validationlayers|spirv-tools) ;; *) kept+=("$p") ;; esac
+  done
+  pkgs=("${kept[@]}")
+fi
 # qemu-user: platforms/debian/cpu_matrix.sh runs the tests under emulated x86-64 CPU models.
 [[ $(uname -m) == x86_64 ]] && pkgs+=(qemu-user)
 if [[ "${1:-}" == "--fixtures" ]]; then

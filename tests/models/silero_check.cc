@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--fixtures", fixtures, "tests/models/silero (input.npy, <model>/<output>.npy)")->required();
   app.add_option("--model", which, "legacy, v5 or all")->check(CLI::IsMember({"legacy", "v5", "all"}));
-  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember({"ref", "ref64", "cpu"}));
+  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember(tare::AvailableBackends()));
   app.add_option("--tolerance", tolerance, "max abs error allowed on every output")->check(CLI::PositiveNumber);
   app.add_option("--state", state, "state fed to chunk c > 0: tare's own (own) or ONNX Runtime's (ort)")
       ->check(CLI::IsMember({"own", "ort"}));

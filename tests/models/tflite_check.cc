@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   app.add_option("--models", models, "folder with the .tflite files (tests/models/tflite/fetch.sh)")->required();
   app.add_option("--fixtures", fixtures, "tests/models/tflite (manifest.json, inputs, expected outputs)")->required();
   app.add_option("--model", which, "a model name from the manifest, or all");
-  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember({"ref", "ref64", "cpu"}));
+  app.add_option("--backend", backend, "tare backend")->check(CLI::IsMember(tare::AvailableBackends()));
   app.add_option("--tolerance", tolerance, "max relative L2 error allowed on every tensor")->check(CLI::PositiveNumber);
   app.add_flag("--skip-missing", skip_missing, "exit 77 (skip) when a model file is absent");
   app.add_option("--manifest", manifest_name, "manifest file in the --fixtures folder");

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "runtime/session.h"
 
@@ -148,6 +150,23 @@ std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>&
   return g;
 }
 
+bool BackendUsable(const std::string& name) {
+  static std::map<std::string, bool> cache;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, CreateBackend(name).ok()).first;
+  return it->second;
+}
+
+void SkipUnlessAvailable(const std::string& name) {
+  Result<std::unique_ptr<Backend>> b = CreateBackend(name);
+  if (b.ok()) return;
+  std::printf("SKIP: %s\n", b.status().message().c_str());
+  std::fflush(stdout);
+  std::_Exit(77);
+}
+
 std::string PlacementOf(const Session& s, const std::string& node) {
   for (const auto& [name, backend] : s.Placement())
     if (name == node) return backend;
@@ -287,7 +306,7 @@ void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vecto
   // Every fast backend built into this binary (the registry's list, so a new backend is checked
   // without a change here) that claims the node: against ref64, same budget.
   for (const std::string& backend : AvailableBackends())
-    if (backend != "ref" && backend != "ref64")
+    if (backend != "ref" && backend != "ref64" && BackendUsable(backend))
       CheckFastBackend(backend, node, inputs, *r64, *r32, expected.size(), k, scale);
 }
 

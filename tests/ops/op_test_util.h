@@ -77,6 +77,13 @@ void Check(const Node& node, const std::vector<Tensor>& inputs, const std::vecto
 std::shared_ptr<Graph> OneNodeGraph(const Node& node, const std::vector<Tensor>& inputs, const std::vector<size_t>& runtime,
                                     const std::vector<DType>& out_dtypes, std::vector<NamedTensor>* feeds);
 
+/// Whether backend `name` can be created here (a built-in backend whose device exists: vulkan
+/// needs a Vulkan driver and device). Cached per name.
+bool BackendUsable(const std::string& name);
+/// For the test cases of one backend: when it cannot be created here, prints "SKIP: <why>" and
+/// ends the process with status 77 (ctest's SKIP_RETURN_CODE for the test binaries).
+void SkipUnlessAvailable(const std::string& name);
+
 /// Session::Placement() of the node called `node` ("cpu", "ref", "folded", "unused", ...), or "?".
 std::string PlacementOf(const Session& s, const std::string& node);
 
