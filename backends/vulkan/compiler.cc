@@ -231,7 +231,27 @@ bool Compiler::ActivationOf(const Node& n, Activation* act) const {
   return true;
 }
 
+const Node* Compiler::SiluAfter(int v, size_t at) const {
+  if (at + 2 >= part_.nodes.size() || absorbed_[at + 1] || absorbed_[at + 2] || live_out_[v]) return nullptr;
+  const Node& sig = NodeAt(at + 1);
+  const Node& mul = NodeAt(at + 2);
+  if (sig.op != "Sigmoid" || !sig.domain.empty() || sig.inputs.size() != 1 || sig.inputs[0] != v) return nullptr;
+  const int s = sig.outputs[0];
+  if (mul.op != "Mul" || !mul.domain.empty() || mul.inputs.size() != 2 || mul.has("broadcast") || live_out_[s]) return nullptr;
+  if (!((mul.inputs[0] == v && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == v))) return nullptr;
+  if (info_.readers[s] != 1 || info_.readers[v] != 2) return nullptr;
+  if (!F32(mul.outputs[0]) || shape(mul.outputs[0]) != shape(v)) return nullptr;
+  return &mul;
+}
+
 int Compiler::FuseActivation(int v, Activation* act) {
+  if (const Node* mul = SiluAfter(v, pos_)) {
+    act->kind = kActSilu;
+    AbsorbNext();
+    AbsorbNext();
+    notes_[pos_ - 1] = notes_[pos_] = "fused into " + NodeAt(start_).name + " (SiLU)";
+    return mul->outputs[0];
+  }
   const Node* next = NextSoleReader(v);
   Activation a;
   if (!next || next->inputs[0] != v || !ActivationOf(*next, &a)) return v;

@@ -29,7 +29,7 @@ namespace tare::vk {
 /// The activation epilogue kinds of shaders/common.glsl (specialization constant 0, ACT).
 enum Act : uint32_t {
   kActNone = 0, kActRelu, kActClip, kActLeaky, kActSigmoid, kActTanh, kActHardSigmoid, kActHardSwish,
-  kActExp, kActAbs, kActNeg, kActSqrt
+  kActExp, kActAbs, kActNeg, kActSqrt, kActSilu
 };
 /// An activation with its parameters (Clip: a = min, b = max; LeakyRelu: a = alpha; HardSigmoid:
 /// a = alpha, b = beta) and the ops it came from (for notes).
@@ -74,10 +74,16 @@ class Compiler {
   const Node& NodeAt(size_t p) const { return g_.nodes[part_.nodes[p]]; }
   /// The next node when it is v's only reader, v is not live out, and it is not absorbed.
   const Node* NextSoleReader(int v) const;
+  /// The Mul of a SiLU written as Sigmoid + Mul: when the node at pos()+1 is a Sigmoid reading v
+  /// and the node at pos()+2 is Mul(v, that sigmoid) (either order), these two read v and nothing
+  /// else does, and neither v nor the sigmoid is live out or read elsewhere. Else nullptr.
+  const Node* SiluAfter(int v, size_t at) const;
   /// Marks the next node as computed by the current one and moves to it.
   void AbsorbNext();
   /// When the next node is an activation the shaders fuse (ActivationOf) and v's sole reader,
-  /// absorbs it into *act (which must be kActNone) and returns its output; else returns v.
+  /// absorbs it into *act (which must be kActNone) and returns its output; likewise SiLU as
+  /// exporters write it, Sigmoid(v) then Mul(v, Sigmoid(v)), the next two nodes and v's only
+  /// readers. Else returns v.
   int FuseActivation(int v, Activation* act);
   /// The activation a unary node computes (Relu, Clip with known bounds, LeakyRelu, Sigmoid, Tanh,
   /// HardSigmoid, HardSwish, Exp, Abs, Neg, Sqrt), or false.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -33,6 +34,22 @@ int Rank(VkPhysicalDeviceType t) {
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
     default: return 4;
   }
+}
+
+/// Validation messages (TARE_VULKAN_VALIDATION=1): errors counted, the first kept.
+std::mutex g_validation_mu;
+int g_validation_errors = 0;
+std::string g_first_validation_error;
+
+VKAPI_ATTR VkBool32 VKAPI_CALL OnValidation(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                            VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                            void*) {
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    std::lock_guard<std::mutex> lock(g_validation_mu);
+    std::fprintf(stderr, "vulkan validation: %s\n", data->pMessage);
+    if (g_validation_errors++ == 0) g_first_validation_error = data->pMessage;
+  }
+  return VK_FALSE;
 }
 
 Status VkError(const char* what, VkResult r) {
@@ -71,13 +88,38 @@ Status Device::Init() {
   app.apiVersion = VK_API_VERSION_1_1;
   VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   ici.pApplicationInfo = &app;
+  const char* layer = "VK_LAYER_KHRONOS_validation";
+  const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const char* val = std::getenv("TARE_VULKAN_VALIDATION");
+  const bool validate = val && *val && std::strcmp(val, "0") != 0;
+  if (validate) {
+    ici.enabledLayerCount = 1;
+    ici.ppEnabledLayerNames = &layer;
+    ici.enabledExtensionCount = 1;
+    ici.ppEnabledExtensionNames = &ext;
+  }
   VkResult r = api_.vkCreateInstance(&ici, nullptr, &inst_);
+  if (validate && r != VK_SUCCESS)
+    return Status::Error(StatusCode::kUnsupported, std::string("vulkan: TARE_VULKAN_VALIDATION is set but the instance "
+                                                               "cannot enable VK_LAYER_KHRONOS_validation (") +
+                                                       ResultName(r) + "): install vulkan-validationlayers");
   if (r != VK_SUCCESS)
     return Status::Error(StatusCode::kUnsupported,
                          std::string("vulkan: no Vulkan instance (vkCreateInstance: ") + ResultName(r) +
                              (r == VK_ERROR_INCOMPATIBLE_DRIVER ? ": no Vulkan driver is installed)" : ")"));
   if (!LoadInstance(&api_, inst_))
     return Status::Error(StatusCode::kUnsupported, "vulkan: the instance lacks a Vulkan 1.0 entry point");
+  if (validate) {
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        api_.vkGetInstanceProcAddr(inst_, "vkCreateDebugUtilsMessengerEXT"));
+    VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    mi.pfnUserCallback = OnValidation;
+    if (!create || create(inst_, &mi, nullptr, &messenger_) != VK_SUCCESS)
+      return Status::Error(StatusCode::kUnsupported, "vulkan: cannot create the validation layer's debug messenger");
+  }
   uint32_t count = 0;
   api_.vkEnumeratePhysicalDevices(inst_, &count, nullptr);
   std::vector<VkPhysicalDevice> phys(count);
@@ -189,6 +231,12 @@ Status Device::CreateLayouts() {
   r = api_.vkCreateFence(dev_, &fc, nullptr, &fence_);
   if (r != VK_SUCCESS) return VkError("vkCreateFence", r);
   return Status::Ok();
+}
+
+int Device::ValidationErrors(std::string* first) const {
+  std::lock_guard<std::mutex> lock(g_validation_mu);
+  if (first) *first = g_first_validation_error;
+  return g_validation_errors;
 }
 
 Result<Buffer> Device::CreateBuffer(size_t bytes, bool host) {
@@ -313,6 +361,10 @@ Status Device::SubmitAndWait(VkCommandBuffer cb) {
   api_.vkResetFences(dev_, 1, &fence_);
   if (r == VK_TIMEOUT) return Status::Error("vulkan: a submission did not finish within 60 s");
   if (r != VK_SUCCESS) return VkError("vkWaitForFences", r);
+  std::string first;
+  if (const int n = ValidationErrors(&first))
+    return Status::Error(StatusCode::kInternal, "vulkan: the validation layer reported " + std::to_string(n) +
+                                                    " error(s); the first: " + first);
   return Status::Ok();
 }
 

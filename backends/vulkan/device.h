@@ -6,6 +6,9 @@
 // case-insensitive part of a device name ("llvmpipe", "NVIDIA"); otherwise a discrete GPU before an
 // integrated one before a virtual one before a CPU implementation (lavapipe). Required: Vulkan 1.1
 // and a queue family with compute. docs/VULKAN.md.
+//
+// TARE_VULKAN_VALIDATION=1 enables the Khronos validation layer with a debug messenger: every
+// error it reports is printed and fails the next submission or compile (ValidationErrors).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +73,9 @@ class Device {
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
 
+  /// Errors the validation layer has reported so far (TARE_VULKAN_VALIDATION=1), and the first.
+  int ValidationErrors(std::string* first) const;
+
   /// A primary command buffer from the device's pool (freed by FreeCommandBuffer).
   Result<VkCommandBuffer> NewCommandBuffer();
   void FreeCommandBuffer(VkCommandBuffer cb);
@@ -84,6 +90,7 @@ class Device {
 
   Api api_;
   VkInstance inst_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   VkPhysicalDevice phys_ = VK_NULL_HANDLE;
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

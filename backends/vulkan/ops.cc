@@ -8,6 +8,7 @@
 
 #include "backends/vulkan/compiler.h"
 #include "kernels/ref/conv_geometry.h"
+#include "kernels/ref/resize_taps.h"
 
 namespace tare::vk {
 namespace {
@@ -37,8 +38,8 @@ int64_t Numel(const Shape& s) {
 }
 std::string ActName(const Activation& a) {
   static const char* names[] = {"", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
-                                "Exp", "Abs", "Neg", "Sqrt"};
-  return a.kind < 12 ? names[a.kind] : "?";
+                                "Exp", "Abs", "Neg", "Sqrt", "SiLU (Sigmoid + Mul)"};
+  return a.kind < 13 ? names[a.kind] : "?";
 }
 
 // ---- GEMM (shaders/gemm.comp) ----
@@ -368,16 +369,26 @@ Status CompileUnary(Compiler& c, const Node& n) {
   }
   Activation act;
   if (!c.ActivationOf(n, &act)) return c.CompileRef(n);
+  int y = n.outputs[0];
+  // SiLU as exporters write it: Sigmoid(x) read only by the next node, Mul(x, Sigmoid(x)).
+  const Node* mul = c.NextSoleReader(y);
+  if (n.op == "Sigmoid" && mul && mul->op == "Mul" && mul->domain.empty() && mul->inputs.size() == 2 &&
+      !mul->has("broadcast") && ((mul->inputs[0] == x && mul->inputs[1] == y) || (mul->inputs[0] == y && mul->inputs[1] == x)) &&
+      c.F32(mul->outputs[0]) && c.shape(mul->outputs[0]) == c.shape(x)) {
+    act.kind = kActSilu;
+    c.AbsorbNext();
+    y = mul->outputs[0];
+  }
   Dispatch d;
   d.shader = ShaderId::kUnary;
   d.spec = act.Spec();
   d.bind[0] = c.In(x);
-  d.bind[3] = c.Out(n.outputs[0]);
+  d.bind[3] = c.Out(y);
   const int64_t total = c.slot(x).numel();
   d.push = {U(total)};
   Compiler::Grid1D(&d, uint64_t(total));
   c.Add(std::move(d));
-  c.Note("unary");
+  c.Note(act.kind == kActSilu ? "unary (SiLU: Sigmoid + Mul)" : "unary");
   return Status::Ok();
 }
 
@@ -664,6 +675,62 @@ Status CompilePad(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+// ---- Resize ----
+
+bool SupportsResize(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.inputs.empty() || !IsF32(g, n.inputs[0]) || !OnlyFirstOutput(n)) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+  Result<std::string> mode = n.GetString("mode", "nearest");
+  return mode.ok() && (*mode == "nearest" || *mode == "linear");
+}
+
+/// Resize-19 nearest / linear over the last two axes, from the reference's taps (resize.comp).
+Status CompileResize(Compiler& c, const Node& n) {
+  const int x = n.inputs[0];
+  const Shape& xs = c.shape(x);
+  const Shape& ys = c.shape(n.outputs[0]);
+  const size_t r = xs.size();
+  if (r < 2 || ys.size() != r) return c.CompileRef(n);
+  const Tensor* roi = In(n, 1) >= 0 && c.slot(In(n, 1)).numel() > 0 ? &c.slot(In(n, 1)) : nullptr;
+  const Tensor* scales = In(n, 2) >= 0 && c.slot(In(n, 2)).numel() > 0 ? &c.slot(In(n, 2)) : nullptr;
+  int mode = 0;
+  TARE_ASSIGN_OR_RETURN(std::vector<ResizeTaps> taps, ResizeAxisTaps(n, xs, ys, roi, scales, &mode));
+  if (mode > 1) return c.CompileRef(n);
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (!taps[d].identity) return c.CompileRef(n);
+  // 4 words per output row, then per output column: index 0, index 1 (~0u: one tap), weights.
+  std::vector<float> table;
+  for (size_t d = r - 2; d < r; ++d) {
+    const ResizeTaps& t = taps[d];
+    for (int64_t o = 0; o < ys[d]; ++o) {
+      const int64_t b = t.begin[size_t(o)], e = t.begin[size_t(o) + 1];
+      if (t.outside[size_t(o)] || e - b < 1 || e - b > 2) return c.CompileRef(n);
+      const uint32_t i0 = U(t.idx[size_t(b)]), i1 = e - b == 2 ? U(t.idx[size_t(b) + 1]) : 0xffffffffu;
+      float f0, f1;
+      std::memcpy(&f0, &i0, 4);
+      std::memcpy(&f1, &i1, 4);
+      table.insert(table.end(), {f0, f1, float(t.w[size_t(b)]), e - b == 2 ? float(t.w[size_t(b) + 1]) : 0.0f});
+    }
+  }
+  const int64_t ih = xs[r - 2], iw = xs[r - 1], oh = ys[r - 2], ow = ys[r - 1];
+  Dispatch d;
+  d.shader = ShaderId::kResize;
+  d.spec = Activation().Spec({mode == 1 ? 1u : 0u});
+  d.bind[0] = c.In(x);
+  d.bind[1] = c.AddWeight(std::move(table));
+  d.bind[3] = c.Out(n.outputs[0]);
+  const int64_t total = Numel(ys);
+  // The reference's pass order: axes that shrink (or keep their size) first, then those that
+  // grow, the last axis first within each: rows come first only when they shrink and columns grow.
+  d.push = {U(total), U(ih), U(iw), U(oh), U(ow), oh <= ih && ow > iw ? 1u : 0u, taps[r - 2].identity ? 1u : 0u,
+            taps[r - 1].identity ? 1u : 0u};
+  Compiler::Grid1D(&d, uint64_t(total));
+  c.Add(std::move(d));
+  c.Note(mode == 1 ? "resize (linear, the reference's taps)" : "resize (nearest, the reference's taps)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 const std::vector<OpImpl>& VulkanOps() {
@@ -683,6 +750,7 @@ const std::vector<OpImpl>& VulkanOps() {
       {{"Transpose"}, SupportsData, CompileTranspose},
       {{"Concat"}, AllInputsF32, CompileConcat},
       {{"Pad"}, SupportsPad, CompilePad},
+      {{"Resize"}, SupportsResize, CompileResize},
   });
   return ops;
 }

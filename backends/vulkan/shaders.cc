@@ -38,6 +38,9 @@ const uint32_t kPad[] = {
 const uint32_t kReduce[] = {
 #include "reduce.spv.inc"
 };
+const uint32_t kResize[] = {
+#include "resize.spv.inc"
+};
 
 }  // namespace
 
@@ -56,6 +59,7 @@ ShaderCode ShaderSpirv(ShaderId id) {
     TARE_CASE(kCopy)
     TARE_CASE(kPad)
     TARE_CASE(kReduce)
+    TARE_CASE(kResize)
 #undef TARE_CASE
   }
   return {nullptr, 0};
@@ -74,6 +78,7 @@ const char* ShaderName(ShaderId id) {
     case ShaderId::kCopy: return "copy";
     case ShaderId::kPad: return "pad";
     case ShaderId::kReduce: return "reduce";
+    case ShaderId::kResize: return "resize";
   }
   return "?";
 }

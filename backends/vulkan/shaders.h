@@ -6,7 +6,7 @@
 
 namespace tare::vk {
 
-enum class ShaderId { kUnary, kBinary, kBatchNorm, kConv, kConvTranspose, kGemm, kPool, kSoftmax, kCopy, kPad, kReduce };
+enum class ShaderId { kUnary, kBinary, kBatchNorm, kConv, kConvTranspose, kGemm, kPool, kSoftmax, kCopy, kPad, kReduce, kResize };
 
 /// SPIR-V words of a shader.
 struct ShaderCode {

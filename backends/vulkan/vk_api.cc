@@ -28,6 +28,8 @@ const Api* LoadGlobal(std::string* why) {
         reinterpret_cast<PFN_vkCreateInstance>(api.vkGetInstanceProcAddr(nullptr, "vkCreateInstance"));
     api.vkEnumerateInstanceVersion = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
         api.vkGetInstanceProcAddr(nullptr, "vkEnumerateInstanceVersion"));
+    api.vkEnumerateInstanceLayerProperties = reinterpret_cast<PFN_vkEnumerateInstanceLayerProperties>(
+        api.vkGetInstanceProcAddr(nullptr, "vkEnumerateInstanceLayerProperties"));
     if (!api.vkCreateInstance) error = "the Vulkan loader has no vkCreateInstance";
   });
   if (!error.empty()) {

@@ -77,6 +77,7 @@ struct Api {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
   PFN_vkCreateInstance vkCreateInstance = nullptr;
   PFN_vkEnumerateInstanceVersion vkEnumerateInstanceVersion = nullptr;
+  PFN_vkEnumerateInstanceLayerProperties vkEnumerateInstanceLayerProperties = nullptr;
 #define TARE_VK_DECL(f) PFN_##f f = nullptr;
   TARE_VK_INSTANCE_FNS(TARE_VK_DECL)
   TARE_VK_DEVICE_FNS(TARE_VK_DECL)

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/resize_taps.h"
 
 namespace tare {
 namespace {
@@ -37,14 +38,7 @@ struct ResizeAttrs {
   double extrapolation = 0;
 };
 
-/// The taps of one axis: output index o uses taps [begin[o], begin[o+1]); `outside[o]` marks an
-/// extrapolated output (tf_crop_and_resize).
-struct AxisTaps {
-  std::vector<int64_t> begin, idx;
-  std::vector<double> w;
-  std::vector<char> outside;
-  bool identity = true;
-};
+using AxisTaps = ResizeTaps;
 
 /// x_original of output index o along an axis of length `in` resized to `out` (see the spec).
 double Original(const ResizeAttrs& a, int64_t o, int64_t in, int64_t out, double scale, double start, double end) {
@@ -289,7 +283,29 @@ Result<ResizeAttrs> ParseAttrs(const Node& node) {
   return a;
 }
 
+/// The taps of every axis of x -> y (shared by the kernel and ResizeAxisTaps).
+std::vector<AxisTaps> AllTaps(const ResizeAttrs& a, const Shape& x, const Shape& y, const Tensor* roi, const Tensor* scales) {
+  const size_t r = x.size();
+  std::vector<AxisTaps> taps;
+  for (size_t d = 0; d < r; ++d) {
+    const int64_t n_in = x[d], n_out = y[d];
+    const double scale = scales ? ReadDouble(*scales, static_cast<int64_t>(d))
+                                : n_in > 0 ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
+    const double start = roi ? ReadDouble(*roi, static_cast<int64_t>(d)) : 0.0;
+    const double end = roi ? ReadDouble(*roi, static_cast<int64_t>(r + d)) : 1.0;
+    taps.push_back(MakeTaps(a, n_in, n_out, scale, start, end));
+  }
+  return taps;
+}
+
 }  // namespace
+
+Result<std::vector<ResizeTaps>> ResizeAxisTaps(const Node& node, const Shape& x, const Shape& y, const Tensor* roi,
+                                               const Tensor* scales, int* mode) {
+  TARE_ASSIGN_OR_RETURN(ResizeAttrs a, ParseAttrs(node));
+  *mode = a.mode;
+  return AllTaps(a, x, y, a.ctm == Ctm::kCrop ? roi : nullptr, scales);
+}
 
 template <class T>
 Result<KernelFn> MakeResize(const Node& node) {
@@ -297,20 +313,11 @@ Result<KernelFn> MakeResize(const Node& node) {
   return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor& x = *in[0];
     Tensor& y = *out[0];
-    const size_t r = x.shape.size();
     const Tensor* scales = in.size() > 2 && in[2] && in[2]->numel() > 0 ? in[2] : nullptr;
     const Tensor* roi = a.ctm == Ctm::kCrop && in.size() > 1 ? in[1] : nullptr;
     // An empty output writes nothing; and one of its dims may be huge (taps are built per dim).
     if (y.numel() == 0) return Status::Ok();
-    std::vector<AxisTaps> taps;
-    for (size_t d = 0; d < r; ++d) {
-      const int64_t n_in = x.shape[d], n_out = y.shape[d];
-      const double scale = scales ? ReadDouble(*scales, static_cast<int64_t>(d))
-                                  : n_in > 0 ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
-      const double start = roi ? ReadDouble(*roi, static_cast<int64_t>(d)) : 0.0;
-      const double end = roi ? ReadDouble(*roi, static_cast<int64_t>(r + d)) : 1.0;
-      taps.push_back(MakeTaps(a, n_in, n_out, scale, start, end));
-    }
+    const std::vector<AxisTaps> taps = AllTaps(a, x.shape, y.shape, roi, scales);
     if (a.mode == 0) {
       Tensor ev_t = Tensor::Alloc(y.dtype, {}).value();  // the extrapolation value in Y's type
       WriteDouble(ev_t, 0, a.extrapolation);

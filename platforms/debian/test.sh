@@ -6,5 +6,9 @@ platforms/debian/build.sh
 # Published models (in npm packages, not committed) for the model.silero_* and model.tflite_* tests.
 bash tests/models/silero/fetch.sh build/corpus
 bash tests/models/tflite/fetch.sh build/corpus
+# The vulkan tests run on lavapipe (Mesa's Vulkan on the CPU) unless VK_ICD_FILENAMES already names
+# a driver; without any Vulkan driver they report skipped. LP_NUM_THREADS=1 is set per test.
+lvp=/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json
+if [[ -z ${VK_ICD_FILENAMES:-} && -f $lvp ]]; then export VK_ICD_FILENAMES=$lvp; fi
 cd build
 exec ctest --output-on-failure -j "$(nproc)"

@@ -186,6 +186,32 @@ TEST_CASE("vulkan Pad (constant, reflect, edge; axes), Transpose, Concat") {
   CHECK(Check(NodeOf("Concat").Attr("axis", int64_t(2)), {x, RandF32({2, 3, 1, 5}, rng), RandF32({2, 3, 6, 5}, rng)}, 1));
 }
 
+TEST_CASE("vulkan Resize nearest and linear: coordinate modes, nearest modes, scales and sizes, up and down") {
+  SkipUnlessAvailable(kVk);
+  std::mt19937 rng(15);
+  const Tensor x = RandF32({2, 3, 7, 6}, rng, 0.5, 2);  // positive: the budget's scale |y| ~ max|x|
+  int ran = 0;
+  for (const char* mode : {"nearest", "linear"})
+    for (const char* ctm : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"})
+      for (const std::vector<double>& sc : std::vector<std::vector<double>>{{1, 1, 2, 2}, {1, 1, 0.5, 1.5}, {1, 1, 1.7, 0.6}, {1, 1, 1, 3}}) {
+        CAPTURE(mode);
+        CAPTURE(ctm);
+        CAPTURE(sc[2]);
+        CAPTURE(sc[3]);
+        NodeOf n("Resize");
+        n.Attr("mode", mode).Attr("coordinate_transformation_mode", ctm);
+        if (std::string(mode) == "nearest") n.Attr("nearest_mode", ran % 2 ? "floor" : "round_prefer_ceil");
+        const std::vector<Tensor> in = {x, Tensor(), F32({4}, sc)};
+        SameBitsAsRef(n, in);  // the shader evaluates the reference's taps in its order
+        CHECK(Check(n, in, 1));
+        ++ran;
+      }
+  NodeOf n("Resize");
+  n.Attr("mode", "linear");
+  SameBitsAsRef(n, {x, Tensor(), Tensor(), I64({4}, {2, 3, 11, 4})});
+  CHECK(RanOn(kVk, NodeOf("Resize").Attr("mode", "cubic"), {x, Tensor(), F32({4}, {1, 1, 2, 2})}) == "ref");
+}
+
 TEST_CASE("vulkan: a host fallback between two segments, re-planning, repeated runs bit-identical") {
   SkipUnlessAvailable(kVk);
   std::mt19937 rng(13);
@@ -256,4 +282,33 @@ TEST_CASE("vulkan: Conv + BatchNormalization + activation fused, 1x1 convolution
     }
 }
 
+#endif  // TARE_WITH_VULKAN
+
+#ifdef TARE_WITH_VULKAN
+TEST_CASE("vulkan: SiLU written as Sigmoid + Mul, fused into a convolution and standalone") {
+  SkipUnlessAvailable(kVk);
+  std::mt19937 rng(16);
+  for (int after_conv = 0; after_conv < 2; ++after_conv) {
+    CAPTURE(after_conv);
+    G g;
+    int x = g.Input("x", {1, 4, 7, 7});
+    if (after_conv)
+      x = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                {x, g.Const("w", RandF32({6, 4, 3, 3}, rng)), g.Const("b", RandF32({6}, rng))}, "c");
+    const int s = g.Add(NodeOf("Sigmoid"), {x}, "s");
+    const int y = g.Add(NodeOf("Mul"), {s, x}, "y");
+    g.g->outputs.push_back(y);
+    auto ref = MakeSession(g.g, "ref64", 1);
+    auto vk = MakeSession(g.g, kVk, 1);
+    const Tensor xin = RandF32({1, 4, 7, 7}, rng, -6, 6);
+    const std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
+    const std::vector<NamedTensor> got = RunS(*vk, {{"x", xin}});
+    for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+      CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <=
+            1e-5 * (1 + std::fabs(ReadDouble(want[0].tensor, i))));
+    const std::vector<std::string> notes = vk->Notes();
+    CHECK(notes[0].find("SiLU") != std::string::npos);
+    CHECK(notes.back().find("fused into") == 0);
+  }
+}
 #endif  // TARE_WITH_VULKAN

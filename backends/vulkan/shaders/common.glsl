@@ -9,7 +9,8 @@ layout(constant_id = 1) const float ACT_A = 0.0;
 layout(constant_id = 2) const float ACT_B = 0.0;
 
 const uint ACT_NONE = 0u, ACT_RELU = 1u, ACT_CLIP = 2u, ACT_LEAKY = 3u, ACT_SIGMOID = 4u, ACT_TANH = 5u,
-           ACT_HARDSIGMOID = 6u, ACT_HARDSWISH = 7u, ACT_EXP = 8u, ACT_ABS = 9u, ACT_NEG = 10u, ACT_SQRT = 11u;
+           ACT_HARDSIGMOID = 6u, ACT_HARDSWISH = 7u, ACT_EXP = 8u, ACT_ABS = 9u, ACT_NEG = 10u, ACT_SQRT = 11u,
+           ACT_SILU = 12u;
 
 // exp(x) in fp32: n = round(x / ln 2), r = x - n ln2 in two parts (Cody-Waite; n * 0.693359375 is
 // exact), exp(r) by its Taylor series to r^7 (|r| <= 0.35: truncation < 6e-9 relative), then
@@ -141,6 +142,11 @@ float act(float v) {
   if (ACT == ACT_ABS) return v < 0.0 ? -v : v;
   if (ACT == ACT_NEG) return -v;
   if (ACT == ACT_SQRT) return sqrt(v);
+  if (ACT == ACT_SILU) {  // Mul(x, Sigmoid(x)), as exporters write SiLU / Swish
+    precise float s = tare_sigmoid(v);
+    s = v * s;
+    return s;
+  }
   return v;
 }
 

@@ -1,0 +1,28 @@
+// The per-axis taps of the reference Resize (kernels/ref/resize.cc), for backends that run the
+// same interpolation: every output index's input indices and weights, computed in double from
+// the ONNX Resize-19 coordinate transformation exactly as the reference kernel computes them.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "runtime/ir/graph.h"
+
+namespace tare {
+
+/// The taps of one axis: output index o uses taps [begin[o], begin[o+1]) (input index idx[k],
+/// weight w[k]; ascending index, clamped, merged, zero weights dropped); `outside[o]` marks an
+/// extrapolated output (tf_crop_and_resize); `identity` when the axis is unchanged.
+struct ResizeTaps {
+  std::vector<int64_t> begin, idx;
+  std::vector<double> w;
+  std::vector<char> outside;
+  bool identity = true;
+};
+
+/// Resize `node`'s mode (0 nearest, 1 linear, 2 cubic) and per-axis taps for input shape x and
+/// output shape y, with its roi and scales inputs (nullptr when absent or empty). Errors: invalid
+/// attributes (as MakeResize).
+Result<std::vector<ResizeTaps>> ResizeAxisTaps(const Node& node, const Shape& x, const Shape& y, const Tensor* roi,
+                                               const Tensor* scales, int* mode);
+
+}  // namespace tare
