@@ -175,6 +175,19 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
       else
         std::printf("%-*s %s\n", name_w, placement[i].first.c_str(), placement[i].second.c_str());
     }
+    // Per backend (and folded / unused): how many nodes of each op type.
+    std::map<std::string, std::map<std::string, int>> by;
+    const Graph& g = session.graph();
+    for (size_t i = 0; i < placement.size() && i < g.nodes.size(); ++i) by[placement[i].second][g.nodes[i].op]++;
+    for (const auto& [where, ops] : by) {
+      int total = 0;
+      std::string parts;
+      for (const auto& [op, k] : ops) {
+        total += k;
+        parts += (parts.empty() ? "" : ", ") + op + " " + std::to_string(k);
+      }
+      std::printf("on %s: %d node(s): %s\n", where.c_str(), total, parts.c_str());
+    }
   }
   // A sequence output NAME is written item by item as NAME.0.npy, NAME.1.npy, ...; an optional
   // as its value (nothing when it holds none).

@@ -156,10 +156,10 @@ std::vector<std::string> Session::Notes() const {
 std::vector<std::pair<std::string, double>> Session::Phases() const {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& p : impl_->partitions)
-    for (const auto& [name, ms] : p->Phases()) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
-      if (it == out.end()) out.emplace_back(name, ms);
-      else it->second += ms;
+    for (const std::pair<std::string, double>& ph : p->Phases()) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == ph.first; });
+      if (it == out.end()) out.push_back(ph);
+      else it->second += ph.second;
     }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/plan/arena.h"
@@ -96,7 +97,8 @@ class VulkanExecutable : public Executable {
     Segment& s = segments_[si];
     const Api& a = dev_->api();
     const Clock::time_point t0 = Clock::now();
-    char* st = static_cast<char*>(staging_.mapped);
+    // Zero-copy: the transfers' offsets are the arena's own (unified, coherent memory).
+    char* st = static_cast<char*>(zero_copy_ ? arena_.mapped : staging_.mapped);
     for (const Transfer& t : s.uploads) std::memcpy(st + t.staging, slots[t.value].data, slots[t.value].nbytes());
     if (!staging_.coherent && !s.uploads.empty()) {
       VkMappedMemoryRange r{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, nullptr, staging_.mem, 0, VK_WHOLE_SIZE};
@@ -137,6 +139,7 @@ class VulkanExecutable : public Executable {
   std::vector<HostStep> host_;
   std::vector<std::string> notes_;
   Buffer arena_, weights_, staging_, dummy_;
+  bool zero_copy_ = false;  // TARE_VULKAN_ZERO_COPY=1 on a device with unified memory
   VkDescriptorPool desc_pool_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   double upload_ms_ = 0, dispatch_ms_ = 0, download_ms_ = 0, host_ms_ = 0;
@@ -441,7 +444,7 @@ Status RecordSegment(Device& d, VulkanExecutable& ex, Segment& s, uint32_t q,
   for (const Transfer& t : s.uploads) {
     const VkDescriptorBufferInfo r = info(Bind{Bind::kValue, t.value});
     const VkBufferCopy c{t.staging, r.offset, r.range};
-    a.vkCmdCopyBuffer(s.cb, ex.staging_.buf, ex.arena_.buf, 1, &c);
+    if (!ex.zero_copy_) a.vkCmdCopyBuffer(s.cb, ex.staging_.buf, ex.arena_.buf, 1, &c);
   }
   Barrier(a, s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -483,10 +486,10 @@ Status RecordSegment(Device& d, VulkanExecutable& ex, Segment& s, uint32_t q,
   for (const Transfer& t : s.downloads) {
     const VkDescriptorBufferInfo r = info(Bind{Bind::kValue, t.value});
     const VkBufferCopy c{r.offset, t.staging, r.range};
-    a.vkCmdCopyBuffer(s.cb, r.buffer, ex.staging_.buf, 1, &c);
+    if (!ex.zero_copy_) a.vkCmdCopyBuffer(s.cb, r.buffer, ex.staging_.buf, 1, &c);
   }
-  Barrier(a, s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
+  Barrier(a, s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   if (ex.queries_) a.vkCmdWriteTimestamp(s.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, ex.queries_, q + 3);
   VkResult r = a.vkEndCommandBuffer(s.cb);
   if (r != VK_SUCCESS) return Status::Error(std::string("vulkan: vkEndCommandBuffer: ") + ResultName(r));
@@ -516,7 +519,13 @@ Result<std::unique_ptr<Executable>> Compiler::Finish() {
   const ArenaPlan plan = PlanArena(uses);
   std::vector<size_t> offset(g_.values.size(), 0);
   for (size_t i = 0; i < prog_->roots.size(); ++i) offset[prog_->roots[i]] = plan.offsets[i];
-  TARE_ASSIGN_OR_RETURN(ex->arena_, d.CreateBuffer(std::max<size_t>(plan.arena_bytes, align), false));
+  // Zero-copy (an option, off by default and in CI): on unified memory the host reads and writes
+  // the arena's mapping directly, with no staging buffer and no copy commands.
+  const char* zc = std::getenv("TARE_VULKAN_ZERO_COPY");
+  ex->zero_copy_ = zc && std::strcmp(zc, "1") == 0 && d.unified_memory();
+  for (const Segment& s : prog_->segments)
+    for (const Transfer& t : s.downloads) ex->zero_copy_ = ex->zero_copy_ && st_[t.value].weight < 0;
+  TARE_ASSIGN_OR_RETURN(ex->arena_, d.CreateBuffer(std::max<size_t>(plan.arena_bytes, align), ex->zero_copy_, ex->zero_copy_));
   TARE_ASSIGN_OR_RETURN(ex->dummy_, d.CreateBuffer(align, false));
 
   // The weight buffer, filled through a bounded staging ring.
@@ -533,8 +542,10 @@ Result<std::unique_ptr<Executable>> Compiler::Finish() {
   // The boundary staging buffer: one range per transfer.
   size_t sbytes = 0;
   for (Segment& s : prog_->segments) {
-    for (Transfer& t : s.uploads) t.staging = std::exchange(sbytes, sbytes + AlignUp(slots_[t.value].nbytes(), align));
-    for (Transfer& t : s.downloads) t.staging = std::exchange(sbytes, sbytes + AlignUp(slots_[t.value].nbytes(), align));
+    for (std::vector<Transfer>* list : {&s.uploads, &s.downloads})
+      for (Transfer& t : *list)
+        t.staging = ex->zero_copy_ ? offset[size_t(st_[t.value].root)]
+                                   : std::exchange(sbytes, sbytes + AlignUp(slots_[t.value].nbytes(), align));
   }
   TARE_ASSIGN_OR_RETURN(ex->staging_, d.CreateBuffer(std::max(sbytes, align), true));
 

@@ -140,5 +140,7 @@ class Compiler {
 using OpImpl = TableOp<Compiler>;
 /// Every op the backend claims (ops.cc).
 const std::vector<OpImpl>& VulkanOps();
+/// Why the backend does not run n although it claims its op (Backend::Declines), or "".
+std::string VulkanDeclines(const Node& n, const Graph& g, const GraphInfo& info);
 
 }  // namespace tare::vk

@@ -239,7 +239,7 @@ int Device::ValidationErrors(std::string* first) const {
   return g_validation_errors;
 }
 
-Result<Buffer> Device::CreateBuffer(size_t bytes, bool host) {
+Result<Buffer> Device::CreateBuffer(size_t bytes, bool host, bool unified) {
   Buffer b;
   b.bytes = bytes;
   if (bytes == 0) bytes = 4;
@@ -260,6 +260,7 @@ Result<Buffer> Device::CreateBuffer(size_t bytes, bool host) {
     int score;
     if (host) {
       if (!(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) continue;
+      if (unified && !((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))) continue;
       score = 1 + ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 0) + ((f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) ? 4 : 0);
     } else {
       if (!(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) continue;

@@ -62,9 +62,10 @@ class Device {
   size_t alignment() const { return align_; }
 
   /// A storage buffer of `bytes` (> 0): device-local (`host` false; usage storage + transfer) or
-  /// host-visible and mapped (`host` true; preferring cached memory for read-back). Errors
-  /// (kLimitExceeded): out of device or host memory, over maxMemoryAllocationSize.
-  Result<Buffer> CreateBuffer(size_t bytes, bool host);
+  /// host-visible and mapped (`host` true; preferring cached memory for read-back); `unified`
+  /// (with `host`): memory both device-local and host-visible, mapped (the zero-copy arena).
+  /// Errors (kLimit): out of device or host memory, over maxMemoryAllocationSize.
+  Result<Buffer> CreateBuffer(size_t bytes, bool host, bool unified = false);
   void Destroy(Buffer* b);
 
   /// The pipeline of `shader` with specialization constants `spec` (constant_id i = spec[i]),

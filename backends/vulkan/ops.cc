@@ -48,6 +48,9 @@ std::string ActName(const Activation& a) {
 struct GemmCall {
   int64_t M = 0, N = 0, K = 0, sam = 0, sak = 0, sab = 0, sbk = 0, sbn = 0, sbb = 0, scm = 0, scn = 0, batch = 1;
   float alpha = 1, beta = 1;
+  int64_t agroups = 0xffffffff, scb = 0;  // A and the bias step by batch % agroups
+  bool im2col = false;                    // B is a 2-D convolution's input (the conv fields below)
+  int64_t in_h = 1, in_w = 1, out_w = 1, kh = 1, kw = 1, s0 = 1, s1 = 1, d0 = 1, d1 = 1, pb0 = 0, pb1 = 0;
   Bind a, b, c;
 };
 
@@ -59,13 +62,14 @@ bool AddGemm(Compiler& c, const GemmCall& g, Bind y, const Activation& act) {
     return false;
   Dispatch d;
   d.shader = ShaderId::kGemm;
-  d.spec = act.Spec({g.c.kind != Bind::kNone ? 1u : 0u});
+  d.spec = act.Spec({g.c.kind != Bind::kNone ? 1u : 0u, g.im2col ? 1u : 0u});
   d.bind[0] = g.a;
   d.bind[1] = g.b;
   d.bind[2] = g.c;
   d.bind[3] = y;
-  d.push = {U(g.M), U(g.N), U(g.K), U(g.sam), U(g.sak), U(g.sab), U(g.sbk), U(g.sbn), U(g.sbb), U(g.scm), U(g.scn),
-            Bits(g.alpha), Bits(g.beta)};
+  d.push = {U(g.M),     U(g.N),      U(g.K),     U(g.sam),  U(g.sak), U(g.sab), U(g.sbk), U(g.sbn), U(g.sbb),
+            U(g.scm),   U(g.scn),    Bits(g.alpha), Bits(g.beta), U(g.agroups), U(g.scb), U(g.in_h), U(g.in_w),
+            U(g.out_w), U(g.kh),     U(g.kw),    U(g.s0),   U(g.s1),  U(g.d0),  U(g.d1),  U(g.pb0), U(g.pb1)};
   d.groups[0] = U(gx);
   d.groups[1] = U(gy);
   d.groups[2] = U(g.batch);
@@ -141,6 +145,25 @@ Status CompileConv(Compiler& c, const Node& n) {
     g.a = wb, g.b = xb, g.c = bb;
     if (AddGemm(c, g, yb, act)) {
       c.Note("gemm (1x1 convolution, tiled)" + what);
+      return Status::Ok();
+    }
+  }
+  // A 2-D convolution with at least 16 output channels per group: the implicit GEMM (the tiled
+  // kernel with B gathered from the input); narrower ones (depthwise) would fill a 64-row tile
+  // with a few rows, so they stay direct.
+  if (geo.in[0] == 1 && geo.k[0] == 1 && Mg >= 16) {
+    GemmCall g;
+    g.M = Mg, g.N = HW, g.K = Cg * geo.k[1] * geo.k[2];
+    g.sam = g.K, g.sak = 1, g.sab = Mg * g.K, g.agroups = G;
+    g.sbb = Cg * geo.in[1] * geo.in[2];
+    g.scm = 1, g.scn = 0, g.scb = Mg;
+    g.batch = xs[0] * G;
+    g.im2col = true;
+    g.in_h = geo.in[1], g.in_w = geo.in[2], g.out_w = geo.out[2], g.kh = geo.k[1], g.kw = geo.k[2];
+    g.s0 = geo.s[1], g.s1 = geo.s[2], g.d0 = geo.d[1], g.d1 = geo.d[2], g.pb0 = geo.pb[1], g.pb1 = geo.pb[2];
+    g.a = wb, g.b = xb, g.c = bb;
+    if (AddGemm(c, g, yb, act)) {
+      c.Note("gemm (implicit-GEMM convolution, tiled)" + what);
       return Status::Ok();
     }
   }
@@ -732,6 +755,17 @@ Status CompileResize(Compiler& c, const Node& n) {
 }
 
 }  // namespace
+
+std::string VulkanDeclines(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (!n.outputs.empty() && !IsF32(g, n.outputs[0])) return "not float32 (the shaders are fp32)";
+  if (!OnlyFirstOutput(n)) return n.op + " with its optional outputs (e.g. MaxPool Indices): only the first on vulkan";
+  if ((n.op == "Conv" || n.op == "ConvTranspose") && !Known(info, In(n, 1))) return "weights not known at plan time";
+  if (n.op == "Resize") return "Resize mode other than nearest or linear, or run-time roi/scales/sizes";
+  if (n.op == "Pad") return "Pad mode wrap, or run-time pads/value";
+  if (n.op == "Clip") return "Clip with run-time bounds or Clip-6 attributes";
+  if (n.has("broadcast") || n.has("axis")) return "legacy (opset < 7) broadcast attributes";
+  return "";
+}
 
 const std::vector<OpImpl>& VulkanOps() {
   static const std::vector<OpImpl> ops = TableOf<Compiler>({

@@ -14,6 +14,9 @@ class VulkanBackend : public TableBackend<Compiler> {
  public:
   explicit VulkanBackend(Device* dev) : TableBackend<Compiler>(VulkanOps()), dev_(dev) {}
   std::string name() const override { return "vulkan"; }
+  std::string Declines(const Node& node, const Graph& graph) const override {
+    return VulkanDeclines(node, graph, Info(graph));
+  }
 
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,
                                               const SessionOptions& options) override {

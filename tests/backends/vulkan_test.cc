@@ -81,6 +81,25 @@ TEST_CASE("vulkan MatMul: 1-D operands, batched, broadcast batch dims, run-time 
   ReportWorst();
 }
 
+TEST_CASE("vulkan Conv on the implicit GEMM: 16 to 80 output channels per group, groups, strides, dilations, pads") {
+  SkipUnlessAvailable(kVk);
+  std::mt19937 rng(17);
+  for (int it = 0; it < 16; ++it) {
+    const int G = Rnd(rng, 1, 2), Cg = Rnd(rng, 1, 9), Mg = Rnd(rng, 16, 80);
+    const int kh = Rnd(rng, 1, 5), kw = Rnd(rng, 1, 5), sh = Rnd(rng, 1, 2), sw = Rnd(rng, 1, 3);
+    const int dh = Rnd(rng, 1, 2), dw = Rnd(rng, 1, 2);
+    const int H = (kh - 1) * dh + Rnd(rng, 1, 12), W = (kw - 1) * dw + Rnd(rng, 1, 12);
+    NodeOf n("Conv");
+    n.Attr("group", int64_t(G)).Attr("strides", std::vector<int64_t>{sh, sw}).Attr("dilations", std::vector<int64_t>{dh, dw});
+    n.Attr("pads", std::vector<int64_t>{Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2), Rnd(rng, 0, 2)});
+    std::vector<Tensor> in = {RandF32({Rnd(rng, 1, 2), G * Cg, H, W}, rng), RandF32({G * Mg, Cg, kh, kw}, rng)};
+    if (it % 2) in.push_back(RandF32({G * Mg}, rng));
+    CAPTURE(it);
+    CHECK(Check(n, in, double(Cg * kh * kw), true));
+  }
+  ReportWorst();
+}
+
 TEST_CASE("vulkan ConvTranspose: strides, dilations, pads, output_padding, output_shape, groups, 1-D to 3-D") {
   SkipUnlessAvailable(kVk);
   std::mt19937 rng(9);
@@ -276,7 +295,7 @@ TEST_CASE("vulkan: Conv + BatchNormalization + activation fused, 1x1 convolution
         CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <=
               1e-5 * (1 + std::fabs(ReadDouble(want[0].tensor, i))));
       const std::vector<std::string> notes = vk->Notes();
-      CHECK(notes[0].find(pointwise ? "gemm" : "conv") == 0);
+      CHECK(notes[0].find(pointwise ? "gemm (1x1 convolution" : "gemm (implicit-GEMM convolution") == 0);
       CHECK(notes[0].find("BatchNormalization (folded)") != std::string::npos);
       CHECK(notes[2] == "fused into c");
     }

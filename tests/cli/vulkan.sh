@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The vulkan backend through the CLI (ctest cli.vulkan, run through tare_vulkan_probe: skipped
 # without a device): repeated runs and lavapipe thread counts give bit-identical outputs (LeNet-5,
-# ResNet-20), --explain names vulkan for the convolutions, tare bench reports the three phases,
+# ResNet-20), so does the zero-copy option, --explain names vulkan for the convolutions, tare bench reports the three phases,
 # and TARE_VULKAN_DEVICE naming no device is a clear error. Usage: vulkan.sh TARE MODELS_DIR WORK
 set -euo pipefail
 TARE=$1; MODELS=$2; WORK=$3
@@ -21,6 +21,13 @@ for m in lenet5 resnet20; do
       if cmp -s "$f" "$out/$(basename "$f")"; then ok; else bad "$m: LP_NUM_THREADS=$t differs from the first run ($(basename "$f"))"; fi
     done
   done
+done
+
+# The zero-copy option (unified memory: lavapipe has it) gives the same bits as staging.
+TARE_VULKAN_ZERO_COPY=1 "$TARE" run "$WORK/resnet20.tare" --backend vulkan --input "$MODELS/resnet20/input.npy" --output-dir "$WORK/zc" > /dev/null
+"$TARE" run "$WORK/resnet20.tare" --backend vulkan --input "$MODELS/resnet20/input.npy" --output-dir "$WORK/st" > /dev/null
+for f in "$WORK"/st/*.npy; do
+  if cmp -s "$f" "$WORK/zc/$(basename "$f")"; then ok; else bad "TARE_VULKAN_ZERO_COPY=1 differs ($(basename "$f"))"; fi
 done
 
 explain=$("$TARE" run "$WORK/resnet20.tare" --backend vulkan --input "$MODELS/resnet20/input.npy" --output-dir "$WORK/x" --explain)
