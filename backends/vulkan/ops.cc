@@ -650,6 +650,39 @@ Status CompileConcat(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+/// DepthToSpace-13 (DCR, CRD) and SpaceToDepth-13 as one strided copy over a rank-6 view.
+Status CompileDepthSpace(Compiler& c, const Node& n) {
+  const int x = n.inputs[0];
+  const Shape& xs = c.shape(x);
+  if (xs.size() != 4) return c.CompileRef(n);
+  TARE_ASSIGN_OR_RETURN(int64_t b, n.GetInt("blocksize", 0));
+  TARE_ASSIGN_OR_RETURN(std::string mode, n.GetString("mode", "DCR"));
+  const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+  if (b < 1) return c.CompileRef(n);
+  Shape view, out;
+  std::vector<int> perm;
+  if (n.op == "DepthToSpace") {
+    if (C % (b * b) != 0) return c.CompileRef(n);
+    const int64_t Cp = C / (b * b);
+    if (mode == "DCR") view = {N, b, b, Cp, H, W}, perm = {0, 3, 4, 1, 5, 2};
+    else if (mode == "CRD") view = {N, Cp, b, b, H, W}, perm = {0, 1, 4, 2, 5, 3};
+    else return c.CompileRef(n);
+  } else {
+    if (H % b != 0 || W % b != 0) return c.CompileRef(n);
+    view = {N, C, H / b, b, W / b, b}, perm = {0, 3, 5, 1, 2, 4};
+  }
+  const std::vector<int64_t> vs = Strides(view);
+  std::vector<int64_t> ss;
+  for (int k : perm) {
+    out.push_back(view[size_t(k)]);
+    ss.push_back(vs[size_t(k)]);
+  }
+  const Bind src = c.In(x);
+  AddCopy(c, src, c.Out(n.outputs[0]), out, ss, Strides(out), 0, 0);
+  c.Note("copy (strided, rank-6 view)");
+  return Status::Ok();
+}
+
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info) {
   Result<std::string> mode = n.GetString("mode", "constant");
   if (!mode.ok() || (*mode != "constant" && *mode != "reflect" && *mode != "edge")) return false;
@@ -785,6 +818,7 @@ const std::vector<OpImpl>& VulkanOps() {
       {{"Concat"}, AllInputsF32, CompileConcat},
       {{"Pad"}, SupportsPad, CompilePad},
       {{"Resize"}, SupportsResize, CompileResize},
+      {{"DepthToSpace", "SpaceToDepth"}, SupportsData, CompileDepthSpace},
   });
   return ops;
 }

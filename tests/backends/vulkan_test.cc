@@ -190,7 +190,7 @@ TEST_CASE("vulkan Softmax and LogSoftmax on every axis, legacy 2-D coercion, red
   ReportWorst();
 }
 
-TEST_CASE("vulkan Pad (constant, reflect, edge; axes), Transpose, Concat") {
+TEST_CASE("vulkan Pad (constant, reflect, edge; axes), Transpose, DepthToSpace, SpaceToDepth, Concat") {
   SkipUnlessAvailable(kVk);
   std::mt19937 rng(12);
   const Tensor x = RandF32({2, 3, 4, 5}, rng);
@@ -202,6 +202,10 @@ TEST_CASE("vulkan Pad (constant, reflect, edge; axes), Transpose, Concat") {
   for (const std::vector<int64_t>& perm : std::vector<std::vector<int64_t>>{{0, 2, 3, 1}, {3, 2, 1, 0}, {1, 0, 3, 2}})
     CHECK(Check(NodeOf("Transpose").Attr("perm", perm), {x}, 1));
   CHECK(Check(NodeOf("Transpose"), {x}, 1));
+  const Tensor z = RandF32({2, 12, 3, 4}, rng);
+  CHECK(Check(NodeOf("DepthToSpace").Attr("blocksize", int64_t(2)), {z}, 1));
+  CHECK(Check(NodeOf("DepthToSpace").Attr("blocksize", int64_t(2)).Attr("mode", "CRD"), {z}, 1));
+  CHECK(Check(NodeOf("SpaceToDepth").Attr("blocksize", int64_t(2)), {RandF32({2, 3, 4, 6}, rng)}, 1));
   CHECK(Check(NodeOf("Concat").Attr("axis", int64_t(2)), {x, RandF32({2, 3, 1, 5}, rng), RandF32({2, 3, 6, 5}, rng)}, 1));
 }
 
