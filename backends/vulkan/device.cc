@@ -67,11 +67,33 @@ Result<Device*> Device::Get() {
   std::call_once(once, [] {
     Device* d = new Device();
     Status st = d->Init();
-    if (st.ok()) device = d;
-    else error = st;  // the half-made device is leaked on purpose: its handles may be partly valid
+    if (st.ok()) {
+      device = d;
+    } else {
+      error = st;
+      d->Release();
+      delete d;
+    }
   });
   if (!device) return error;
   return device;
+}
+
+void Device::Release() {
+  if (dev_) {
+    if (fence_) api_.vkDestroyFence(dev_, fence_, nullptr);
+    if (cmd_pool_) api_.vkDestroyCommandPool(dev_, cmd_pool_, nullptr);
+    if (cache_) api_.vkDestroyPipelineCache(dev_, cache_, nullptr);
+    if (layout_) api_.vkDestroyPipelineLayout(dev_, layout_, nullptr);
+    if (set_layout_) api_.vkDestroyDescriptorSetLayout(dev_, set_layout_, nullptr);
+    api_.vkDestroyDevice(dev_, nullptr);
+  }
+  if (messenger_) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        api_.vkGetInstanceProcAddr(inst_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy) destroy(inst_, messenger_, nullptr);
+  }
+  if (inst_ && api_.vkDestroyInstance) api_.vkDestroyInstance(inst_, nullptr);
 }
 
 Status Device::Init() {

@@ -88,6 +88,8 @@ class Device {
   Device() = default;
   Status Init();
   Status CreateLayouts();
+  /// Destroys what Init made (after a failed Init; the device in use lives until the process ends).
+  void Release();
 
   Api api_;
   VkInstance inst_ = VK_NULL_HANDLE;

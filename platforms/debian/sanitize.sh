@@ -18,6 +18,10 @@ CC=clang CXX=clang++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=RelWith
 cmake --build build-san -j "$(nproc)" >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
 echo "sanitize: build ok (log in build-san.log)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export LSAN_OPTIONS=suppressions=$root/platforms/debian/lsan.supp
+# The vulkan tests run on lavapipe here too (instrumented tare code, uninstrumented driver).
+lvp=/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json
+if [[ -f $lvp ]]; then export VK_ICD_FILENAMES=$lvp; fi
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-san && ctest --output-on-failure -j "$(nproc)" > ../build-san-ctest.log 2>&1) || {
   grep -E "Failed|\*\*\*|ERROR: (Address|Undefined)|runtime error" build-san-ctest.log | head -40; tail -5 build-san-ctest.log; exit 1; }
