@@ -192,6 +192,7 @@ TEST_CASE("c_api.option_errors") {
     Expect(tare_options_set_backends(o, "vulkan"), TARE_ERROR_INVALID_ARGUMENT, "backend 'vulkan' is not built into this library");
   else
     CHECK(tare_options_set_backends(o, "vulkan,ref") == TARE_OK);
+  CHECK(tare_options_set_backends(o, "ref") == TARE_OK);
   Expect(tare_options_set_threads(o, 0), TARE_ERROR_INVALID_ARGUMENT, "threads must be 1 to 1024, got 0");
   Expect(tare_options_set_threads(nullptr, 2), TARE_ERROR_INVALID_ARGUMENT, "options must not be NULL");
   Expect(tare_options_set_max_tensor_bytes(o, 0), TARE_ERROR_INVALID_ARGUMENT, "max_tensor_bytes must be > 0");
