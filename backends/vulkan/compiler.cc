@@ -83,7 +83,6 @@ class VulkanExecutable : public Executable {
       }
     }
     for (; h < host_.size(); ++h) TARE_RETURN_IF_ERROR(host_[h].fn());
-    ++runs_;
     return Status::Ok();
   }
 
@@ -143,7 +142,6 @@ class VulkanExecutable : public Executable {
   VkDescriptorPool desc_pool_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   double upload_ms_ = 0, dispatch_ms_ = 0, download_ms_ = 0, host_ms_ = 0;
-  int64_t runs_ = 0;
 };
 
 }  // namespace

@@ -191,27 +191,8 @@ Status CompileConvTranspose(Compiler& c, const Node& n) {
   const Shape& ws = c.shape(w);
   const Shape& ys = c.shape(n.outputs[0]);
   if (xs.size() < 3 || xs.size() > 5 || !c.F32(w) || (b >= 0 && !c.F32(b)) || ws.size() != xs.size()) return c.CompileRef(n);
-  TARE_ASSIGN_OR_RETURN(ConvAttrs at, ConvAttrs::Parse(n));
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, n.GetInts("output_padding"));
-  const bool has_output_shape = n.has("output_shape");
-  // Geometry as kernels/ref/conv_transpose.cc: begin pads from pads, or from output_shape / SAME.
-  const size_t nsp = xs.size() - 2;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
-  const bool same = at.auto_pad == "SAME_UPPER" || at.auto_pad == "SAME_LOWER";
-  for (size_t i = 0; i < nsp; ++i) {
-    const size_t j = 3 - nsp + i;
-    in[j] = xs[2 + i], out[j] = ys[2 + i], k[j] = ws[2 + i];
-    s[j] = at.strides.empty() ? 1 : at.strides[i];
-    dl[j] = at.dilations.empty() ? 1 : at.dilations[i];
-    const int64_t op = out_pad.empty() ? 0 : out_pad[i];
-    if (has_output_shape || same) {
-      const int64_t full = s[j] * (in[j] - 1) + op + (k[j] - 1) * dl[j] + 1;
-      const int64_t total = std::max<int64_t>(0, full - out[j]);
-      pb[j] = at.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (at.auto_pad != "VALID" && !at.pads.empty()) {
-      pb[j] = at.pads[i];
-    }
-  }
+  TARE_ASSIGN_OR_RETURN(ConvTAttrs at, ConvTAttrs::Parse(n));
+  const ConvTransposeGeometry geo(at, xs, ws, ys);
   const int64_t G = at.group, Mg = ws[1], M = Mg * G, Cg = xs[1] / G;
   std::string what;
   Activation act;
@@ -225,7 +206,7 @@ Status CompileConvTranspose(Compiler& c, const Node& n) {
   d.bind[3] = c.Out(y);
   const int64_t total = Numel(c.shape(y));
   d.push = {U(total), U(Cg), U(Mg), U(M)};
-  for (const int64_t* a : {in, out, k, s, dl, pb})
+  for (const int64_t* a : {geo.in, geo.out, geo.k, geo.s, geo.d, geo.pb})
     for (int i = 0; i < 3; ++i) d.push.push_back(U(a[i]));
   Compiler::Grid1D(&d, uint64_t(total));
   c.Add(std::move(d));

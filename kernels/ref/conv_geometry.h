@@ -1,4 +1,5 @@
-// Conv-11 geometry shared by the reference Conv, ConvInteger and QLinearConv kernels: attributes
+// Conv-11 geometry shared by the reference Conv, ConvInteger and QLinearConv kernels (and the
+// vulkan backend; ConvTranspose-11's below, shared by its reference kernel and vulkan's): attributes
 // parsed once, and per call the shapes padded to 3 spatial dims with the begin pads resolved
 // (auto_pad SAME_*: total max(0, (O-1)s + (k-1)d + 1 - D), the odd element at the end for
 // SAME_UPPER, at the beginning for SAME_LOWER). Shape inference (InferConvGeometry) has checked
@@ -48,6 +49,52 @@ struct ConvGeometry {
       d[j] = a.dilations.empty() ? 1 : a.dilations[i];
       if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
         const int64_t total = std::max<int64_t>(0, (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1 - in[j]);
+        pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
+        pb[j] = a.pads[i];
+      }
+    }
+  }
+};
+
+/// ConvTranspose-11 attributes as given on the node (empty vectors = defaults).
+struct ConvTAttrs : ConvAttrs {
+  std::vector<int64_t> output_padding;
+  bool has_output_shape = false;
+
+  /// Reads ConvAttrs, output_padding and whether output_shape is given. Errors: as ConvAttrs.
+  static Result<ConvTAttrs> Parse(const Node& node) {
+    ConvTAttrs a;
+    TARE_ASSIGN_OR_RETURN(static_cast<ConvAttrs&>(a), ConvAttrs::Parse(node));
+    TARE_ASSIGN_OR_RETURN(a.output_padding, node.GetInts("output_padding"));
+    a.has_output_shape = node.has("output_shape");
+    return a;
+  }
+};
+
+/// ConvTranspose-11 geometry of one call, padded to 3 spatial dims like ConvGeometry: output
+/// index o = i * s + t * d - pb; the begin pads from pads, or from output_shape / auto_pad SAME_*
+/// (total max(0, s (in - 1) + output_padding + (k - 1) d + 1 - out), the odd element at the end
+/// for SAME_UPPER).
+struct ConvTransposeGeometry {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
+
+  /// From the shapes of X (N C D...), W (C M/g k...) and Y (N M O...).
+  ConvTransposeGeometry(const ConvTAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
+    const size_t nsp = x.size() - 2;
+    const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
+    for (size_t i = 0; i < nsp; ++i) {
+      const size_t j = 3 - nsp + i;
+      in[j] = x[2 + i];
+      out[j] = y[2 + i];
+      k[j] = w[2 + i];
+      s[j] = a.strides.empty() ? 1 : a.strides[i];
+      d[j] = a.dilations.empty() ? 1 : a.dilations[i];
+      const int64_t op = a.output_padding.empty() ? 0 : a.output_padding[i];
+      if (a.has_output_shape || same) {
+        const int64_t full = s[j] * (in[j] - 1) + op + (k[j] - 1) * d[j] + 1;
+        const int64_t total = std::max<int64_t>(0, full - out[j]);
         pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
         pb[j] = a.pads[i];

@@ -17,46 +17,12 @@
 namespace tare {
 namespace {
 
-/// ConvTranspose attributes as given on the node (empty vectors = defaults).
-struct ConvTAttrs : ConvAttrs {
-  std::vector<int64_t> output_padding;
-  bool has_output_shape = false;
-};
-
-/// Geometry of one call, padded to 3 spatial dims (index 0 = depth, 1 = rows, 2 = columns).
-struct Geo {
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
-  int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
-};
-
-/// Fills the geometry from the shapes of X, W, Y; pads_begin from pads, output_shape or auto_pad.
-Geo MakeGeo(const ConvTAttrs& a, const Shape& x, const Shape& w, const Shape& y) {
-  Geo g;
-  const size_t nsp = x.size() - 2;
-  const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
-  for (size_t i = 0; i < nsp; ++i) {
-    const size_t j = 3 - nsp + i;
-    g.in[j] = x[2 + i];
-    g.out[j] = y[2 + i];
-    g.k[j] = w[2 + i];
-    g.s[j] = a.strides.empty() ? 1 : a.strides[i];
-    g.d[j] = a.dilations.empty() ? 1 : a.dilations[i];
-    const int64_t op = a.output_padding.empty() ? 0 : a.output_padding[i];
-    if (a.has_output_shape || same) {
-      const int64_t full = g.s[j] * (g.in[j] - 1) + op + (g.k[j] - 1) * g.d[j] + 1;
-      const int64_t total = std::max<int64_t>(0, full - g.out[j]);
-      g.pb[j] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (a.auto_pad != "VALID" && !a.pads.empty()) {
-      g.pb[j] = a.pads[i];
-    }
-  }
-  return g;
-}
+using Geo = ConvTransposeGeometry;
 
 /// Computes Y = conv_transpose(X, W) + B for shapes checked by InferConvTranspose.
 template <class T>
 Status RunConvTranspose(const ConvTAttrs& a, const Tensor& X, const Tensor& W, const Tensor* B, Tensor& Y) {
-  const Geo g = MakeGeo(a, X.shape, W.shape, Y.shape);
+  const Geo g(a, X.shape, W.shape, Y.shape);
   const int64_t N = X.shape[0], C = X.shape[1], G = a.group, Cg = C / G, Mg = W.shape[1], M = Mg * G;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t k_size = g.k[0] * g.k[1] * g.k[2];
@@ -116,10 +82,7 @@ Status RunConvTranspose(const ConvTAttrs& a, const Tensor& X, const Tensor& W, c
 /// Prepares the ConvTranspose reference kernel (attributes parsed once; padding resolved per call).
 template <class T>
 Result<KernelFn> MakeConvTranspose(const Node& node) {
-  ConvTAttrs a;
-  TARE_ASSIGN_OR_RETURN(static_cast<ConvAttrs&>(a), ConvAttrs::Parse(node));
-  TARE_ASSIGN_OR_RETURN(a.output_padding, node.GetInts("output_padding"));
-  a.has_output_shape = node.has("output_shape");
+  TARE_ASSIGN_OR_RETURN(ConvTAttrs a, ConvTAttrs::Parse(node));
   return KernelFn([a](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     return RunConvTranspose<T>(a, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, *out[0]);
   });

@@ -39,6 +39,19 @@ void SameBitsAsRef(const Node& n, const std::vector<Tensor>& in) {
   CHECK(std::memcmp((*r)[0].tensor.data, (*r32)[0].data, (*r32)[0].nbytes()) == 0);
 }
 
+/// Runs graph g (input "x") on ref64 and on vulkan and checks output 0 within 1e-5 relative (plus
+/// 1e-5 absolute); returns the vulkan session (for its notes).
+std::unique_ptr<Session> CheckGraph(const G& g, const Tensor& xin) {
+  auto ref = MakeSession(g.g, "ref64", 1);
+  auto vk = MakeSession(g.g, kVk, 1);
+  const std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
+  const std::vector<NamedTensor> got = RunS(*vk, {{"x", xin}});
+  for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+    CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <=
+          1e-5 * (1 + std::fabs(ReadDouble(want[0].tensor, i))));
+  return vk;
+}
+
 }  // namespace
 
 TEST_CASE("vulkan Gemm: transA/transB, alpha/beta, every bias broadcast, sizes around the 64 x 64 tile") {
@@ -290,24 +303,13 @@ TEST_CASE("vulkan: Conv + BatchNormalization + activation fused, 1x1 convolution
       }
       const int y = g.Add(NodeOf(act), ins, "y");
       g.g->outputs.push_back(y);
-      auto ref = MakeSession(g.g, "ref64", 1);
-      auto vk = MakeSession(g.g, kVk, 1);
-      const Tensor xin = RandF32({2, 8, 9, 9}, rng);
-      const std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
-      const std::vector<NamedTensor> got = RunS(*vk, {{"x", xin}});
-      for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
-        CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <=
-              1e-5 * (1 + std::fabs(ReadDouble(want[0].tensor, i))));
-      const std::vector<std::string> notes = vk->Notes();
+      const std::vector<std::string> notes = CheckGraph(g, RandF32({2, 8, 9, 9}, rng))->Notes();
       CHECK(notes[0].find(pointwise ? "gemm (1x1 convolution" : "gemm (implicit-GEMM convolution") == 0);
       CHECK(notes[0].find("BatchNormalization (folded)") != std::string::npos);
       CHECK(notes[2] == "fused into c");
     }
 }
 
-#endif  // TARE_WITH_VULKAN
-
-#ifdef TARE_WITH_VULKAN
 TEST_CASE("vulkan: SiLU written as Sigmoid + Mul, fused into a convolution and standalone") {
   SkipUnlessAvailable(kVk);
   std::mt19937 rng(16);
@@ -321,15 +323,7 @@ TEST_CASE("vulkan: SiLU written as Sigmoid + Mul, fused into a convolution and s
     const int s = g.Add(NodeOf("Sigmoid"), {x}, "s");
     const int y = g.Add(NodeOf("Mul"), {s, x}, "y");
     g.g->outputs.push_back(y);
-    auto ref = MakeSession(g.g, "ref64", 1);
-    auto vk = MakeSession(g.g, kVk, 1);
-    const Tensor xin = RandF32({1, 4, 7, 7}, rng, -6, 6);
-    const std::vector<NamedTensor> want = RunS(*ref, {{"x", xin}});
-    const std::vector<NamedTensor> got = RunS(*vk, {{"x", xin}});
-    for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
-      CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <=
-            1e-5 * (1 + std::fabs(ReadDouble(want[0].tensor, i))));
-    const std::vector<std::string> notes = vk->Notes();
+    const std::vector<std::string> notes = CheckGraph(g, RandF32({1, 4, 7, 7}, rng, -6, 6))->Notes();
     CHECK(notes[0].find("SiLU") != std::string::npos);
     CHECK(notes.back().find("fused into") == 0);
   }

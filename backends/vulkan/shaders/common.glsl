@@ -39,8 +39,20 @@ float tare_exp(float x) {
   return y;
 }
 
+// 2 atanh(t) for |t| <= 0.172 by its series to t^11 (truncation below 2e-11): log((1 + t) / (1 - t)).
+float tare_2atanh(float t) {
+  precise const float z = t * t;
+  precise float p = 2.0 / 11.0;
+  p = p * z + 2.0 / 9.0;
+  p = p * z + 2.0 / 7.0;
+  p = p * z + 2.0 / 5.0;
+  p = p * z + 2.0 / 3.0;
+  precise const float y = 2.0 * t + t * (z * p);
+  return y;
+}
+
 // log(x) in fp32 for normal x > 0 (others: the builtin): x = m 2^e with m in [sqrt(1/2), sqrt(2)),
-// log(m) = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.172, by its series to t^11, plus e ln 2 in
+// log(m) = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.172 (tare_2atanh), plus e ln 2 in
 // two parts. The builtin's precision near 1 is only absolute (2^-21), too coarse for LogSoftmax.
 float tare_log(float x) {
   if (!(x >= 1.17549435e-38) || isinf(x)) return log(x);
@@ -51,33 +63,18 @@ float tare_log(float x) {
     m = m * 0.5;
     e = e + 1;
   }
-  precise const float t = (m - 1.0) / (m + 1.0);
-  precise const float z = t * t;
-  precise float p = 2.0 / 11.0;
-  p = p * z + 2.0 / 9.0;
-  p = p * z + 2.0 / 7.0;
-  p = p * z + 2.0 / 5.0;
-  p = p * z + 2.0 / 3.0;
-  precise const float lm = 2.0 * t + t * (z * p);
+  precise const float lm = tare_2atanh((m - 1.0) / (m + 1.0));
   precise const float fe = float(e);
   precise const float y = fe * 0.693359375 + (fe * -2.12194440e-4 + lm);
   return y;
 }
 
-// log(1 + s) for s >= 0 without rounding 1 + s: 2 atanh(s / (2 + s)) by the same series while
+// log(1 + s) for s >= 0 without rounding 1 + s: 2 atanh(s / (2 + s)) (tare_2atanh) while
 // 1 + s <= sqrt(2) (|t| <= 0.172), else tare_log(1 + s) (then log(1 + s) > 0.34, so the
 // rounding of 1 + s costs at most 3 eps relative).
 float tare_log1p(float s) {
   if (!(s <= 0.41421356)) return tare_log(1.0 + s);
-  precise const float t = s / (2.0 + s);
-  precise const float z = t * t;
-  precise float p = 2.0 / 11.0;
-  p = p * z + 2.0 / 9.0;
-  p = p * z + 2.0 / 7.0;
-  p = p * z + 2.0 / 5.0;
-  p = p * z + 2.0 / 3.0;
-  precise const float y = 2.0 * t + t * (z * p);
-  return y;
+  return tare_2atanh(s / (2.0 + s));
 }
 
 // a - b as a rounded difference d and its exact rounding error (TwoSum): a - b = d + err.
