@@ -153,10 +153,13 @@ Status Device::Init() {
   if (const char* want = std::getenv("TARE_VULKAN_DEVICE"); want && *want) {
     const std::string w = want;
     if (std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-      pick = std::atoi(want);
-      if (pick >= int(phys.size()))
-        return Status::Error(StatusCode::kUnsupported, "vulkan: TARE_VULKAN_DEVICE=" + w + " but there are only " +
-                                                           std::to_string(phys.size()) + " devices");
+      // An index: compared digit by digit against the count, so no value overflows.
+      const std::string digits = w.substr(std::min(w.find_first_not_of('0'), w.size() - 1));
+      const std::string count = std::to_string(phys.size());
+      if (digits.size() > count.size() || (digits.size() == count.size() && digits >= count))
+        return Status::Error(StatusCode::kUnsupported, "vulkan: TARE_VULKAN_DEVICE=" + w + " but the instance lists " +
+                                                           count + " device(s), numbered from 0");
+      pick = std::stoi(digits);
     } else {
       for (size_t i = 0; i < phys.size() && pick < 0; ++i)
         if (Lower(props[i].deviceName).find(Lower(w)) != std::string::npos) pick = int(i);

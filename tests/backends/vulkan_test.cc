@@ -181,6 +181,29 @@ TEST_CASE("vulkan Softmax and LogSoftmax on every axis, legacy 2-D coercion, red
     CHECK(Check(NodeOf("LogSoftmax").Attr("axis", axis), {x}, double(x.shape[size_t(axis < 0 ? 3 : axis)])));
   }
   CHECK(Check(NodeOf("Softmax").Attr("axis", int64_t(1)).Attr("legacy_2d", int64_t(1)), {x}, 120));
+  // Masked rows (attention masks write -inf): those terms are 0 (LogSoftmax: -inf), the rest as
+  // without them; an all -inf row is NaN as on ref64.
+  const double inf = INFINITY;
+  const Tensor masked = F32({3, 4}, {1, 2, -inf, 0, -inf, -inf, -inf, -inf, 1, 2, 3, 4});
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    CAPTURE(op);
+    CHECK(Check(NodeOf(op), {masked}, 4));
+    Result<std::vector<Tensor>> r64 = Run(NodeOf(op), {masked}, DType::kFloat64);
+    Result<std::vector<Tensor>> r32 = Run(NodeOf(op), {masked}, DType::kFloat32);
+    REQUIRE(r64.ok());
+    REQUIRE(r32.ok());
+    std::string ran_on;
+    Result<std::vector<NamedTensor>> r = Status::Error("not run");
+    REQUIRE(RunOneNodeSession(NodeOf(op), {masked}, *r32, kVk, 1, &ran_on, &r));
+    REQUIRE(r.ok());
+    CHECK(ran_on == kVk);
+    for (int64_t i = 0; i < 12; ++i) {
+      CAPTURE(i);
+      const double g = ReadDouble((*r)[0].tensor, i), w = ReadDouble((*r64)[0], i);
+      CHECK(std::isnan(g) == std::isnan(w));
+      if (std::isinf(w)) CHECK(g == w);  // Within's |g - w| is NaN for equal infinities
+    }
+  }
   const Tensor y = RandF32({3, 4, 5, 6}, rng);
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"})
     for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{1}, {0, 2}, {-1}, {1, 2, 3}, {}})

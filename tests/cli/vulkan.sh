@@ -39,7 +39,7 @@ bench=$("$TARE" bench "$WORK/lenet5.tare" --backend vulkan --iters 3 --warmup 1 
 grep -q "^phases (mean per timed run): upload .* ms, dispatch .* ms, download .* ms" <<< "$bench" && ok || { bad "no phases line"; echo "$bench"; }
 grep -q '"dispatch"' "$WORK/bench.json" && ok || bad "no phases_ms in the JSON"
 
-for dev in no-such-device 99; do
+for dev in no-such-device 99 2147483648 4294967296 18446744073709551616; do
   set +e
   msg=$(TARE_VULKAN_DEVICE=$dev "$TARE" run "$WORK/lenet5.tare" --backend vulkan --input "$MODELS/lenet5/input.npy" --output-dir "$WORK/y" 2>&1)
   rc=$?

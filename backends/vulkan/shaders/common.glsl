@@ -77,12 +77,13 @@ float tare_log1p(float s) {
   return tare_2atanh(s / (2.0 + s));
 }
 
-// a - b as a rounded difference d and its exact rounding error (TwoSum): a - b = d + err.
+// a - b as a rounded difference d and its exact rounding error (TwoSum): a - b = d + err
+// (err = 0 when d is infinite or NaN: x = -inf in a masked Softmax row).
 float tare_sub(float a, float b, out float err) {
   precise const float d = a - b;
   precise const float bb = d - a;
   precise const float e = (a - (d - bb)) + (-b - bb);
-  err = e;
+  err = isinf(d) || isnan(d) ? 0.0 : e;  // inf - inf inside TwoSum would make it NaN
   return d;
 }
 
