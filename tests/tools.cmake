@@ -101,6 +101,25 @@ foreach(backend ${silero_backends})
   set_tests_properties(model.tflite_mediapipe.${backend} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
 
+# ---- bit identity across platforms (issue 19, docs/PLATFORMS.md) -----------------------------------
+# ref's (and ref64's) outputs on the model fixtures, the seven MediaPipe models and the ONNX
+# conformance cases, hashed and checked against one committed manifest per backend, on whatever
+# platform runs the tests (x86-64, aarch64 under qemu; wasm checks the same file under node). The
+# zoo exports are checked when build/zoo holds them (tests/bitid/make_zoo.py: needs PyTorch).
+add_executable(tare_ref_hashes bitid/ref_hashes.cc)
+target_link_libraries(tare_ref_hashes PRIVATE tare_converters CLI11::CLI11 nlohmann_json::nlohmann_json)
+set(bitid_require)
+if(TARE_REQUIRE_CORPUS)
+  set(bitid_require --require-all)
+endif()
+foreach(backend ref ref64)
+  add_test(NAME bitid.${backend}
+    COMMAND tare_ref_hashes --check ${CMAKE_CURRENT_SOURCE_DIR}/bitid/${backend}.json --backend ${backend}
+            --models fixture=${CMAKE_CURRENT_SOURCE_DIR}/models --models zoo=${PROJECT_BINARY_DIR}/zoo
+            --tflite ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite
+            --corpus ${TARE_CORPUS} --conformance ${TARE_ONNX_TESTDATA} ${bitid_require})
+endforeach()
+
 # ---- fuzz reproducers ------------------------------------------------------------------------
 # Every past fuzz finding (tests/fuzz/regressions/<target>/) replayed through its target's entry
 # point, plus the targets' smallest fixtures; under ASan/UBSan with -DTARE_SANITIZE=ON.
