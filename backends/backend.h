@@ -2,6 +2,8 @@
 // consecutive claimed nodes into partitions and compiles each into an Executable, which it then
 // runs with the value slots of the session (views into the arena, weights, folded constants).
 #pragma once
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,10 +19,11 @@ struct SessionOptions {
   /// of the same precision ("ref", or "ref64" when it is first) takes what none claims.
   std::vector<std::string> backends = {"ref"};
   int threads = 1;
-  /// Largest single tensor the session will allocate (default 4 GiB).
-  size_t max_tensor_bytes = size_t(4) << 30;
-  /// Largest arena the session will allocate (default 16 GiB).
-  size_t max_arena_bytes = size_t(16) << 30;
+  /// Largest single tensor the session will allocate (default 4 GiB; on a 32-bit platform such as
+  /// WebAssembly, all of its address space: SIZE_MAX).
+  size_t max_tensor_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(4) << 30, SIZE_MAX));
+  /// Largest arena the session will allocate (default 16 GiB; SIZE_MAX on a 32-bit platform).
+  size_t max_arena_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(16) << 30, SIZE_MAX));
   /// Tracing (Session::Trace): keep the output of every node (trace_all) or of the values named in
   /// `trace` (source tensor names) after each run. Traced values get arena space of their own, so
   /// nothing else changes; with neither set, nothing is paid.

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 
+#ifndef TARE_NO_ZLIB
 #include <zlib.h>
+#endif
 
 #include "tare_generated.h"
 
@@ -32,6 +35,7 @@ static_assert(sizeof(Header) == kHeaderSize, "header layout");
 
 size_t Align64(size_t n) { return (n + 63) / 64 * 64; }
 
+#ifndef TARE_NO_ZLIB
 uint32_t Crc(const uint8_t* p, size_t n, uLong c = crc32(0L, Z_NULL, 0)) {
   while (n > 0) {
     uInt chunk = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
@@ -41,6 +45,24 @@ uint32_t Crc(const uint8_t* p, size_t n, uLong c = crc32(0L, Z_NULL, 0)) {
   }
   return static_cast<uint32_t>(c);
 }
+#else
+// The same CRC-32 as zlib's crc32() (ISO-HDLC: reflected polynomial 0xEDB88320, initial and
+// final value all ones), for builds without zlib (the WebAssembly build).
+uint32_t Crc(const uint8_t* p, size_t n, uint32_t c = 0) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t r = i;
+      for (int k = 0; k < 8; ++k) r = (r & 1) ? 0xEDB88320u ^ (r >> 1) : r >> 1;
+      t[i] = r;
+    }
+    return t;
+  }();
+  c = ~c;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFFu] ^ (c >> 8);
+  return ~c;
+}
+#endif
 
 // CRC-32 of the whole file with the header's crc32 field taken as zero: a flipped bit anywhere,
 // header offsets included, is caught.

@@ -282,7 +282,13 @@ if(NOT TARE_INSTRUMENTED)
   set(TARE_TEST_PREFIX ${CMAKE_BINARY_DIR}/prefix)
   add_test(NAME install.prefix COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --prefix ${TARE_TEST_PREFIX})
   set_tests_properties(install.prefix PROPERTIES FIXTURES_SETUP tare_prefix)
-  foreach(mode symbols cmake pkgconfig)
+  # A cross build (platforms/aarch64) checks the exports only: the cmake and pkgconfig modes build
+  # examples/ with the host's compilers, which cannot link the prefix's arm64 libraries.
+  set(install_modes symbols cmake pkgconfig)
+  if(CMAKE_CROSSCOMPILING)
+    set(install_modes symbols)
+  endif()
+  foreach(mode ${install_modes})
     add_test(NAME install.${mode} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/examples.sh ${mode} ${TARE_TEST_PREFIX}
              ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/examples-${mode})
     set_tests_properties(install.${mode} PROPERTIES FIXTURES_REQUIRED tare_prefix ENVIRONMENT "OMP_WAIT_POLICY=passive")

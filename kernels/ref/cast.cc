@@ -5,8 +5,11 @@
 // integer wraps (two's complement); float16 results are rounded once, directly from double.
 // Strings: numbers are printed in numpy's str() form (shortest round-trip digits of the source
 // type) and parsed locale-independently (std::from_chars); see runtime/ops/cast.cc.
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <string>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -140,6 +143,47 @@ uint16_t FloatToBFloat16Nearest(float f) {
   return static_cast<uint16_t>(b >> 16);
 }
 
+// Floating-point <charconv> (std::to_chars / std::from_chars of float and double) is missing from
+// the libc++ of Debian's Emscripten 3.1.6. There the C library's correctly rounded snprintf and
+// strtod/strtof serve instead, with from_chars's rules kept (no leading space, '+' or hex); the
+// WebAssembly C library has only the "C" locale, so they are locale-independent too.
+#if defined(__EMSCRIPTEN__)
+#define TARE_NO_FLOAT_CHARCONV 1
+#endif
+
+/// v in scientific notation with `precision` digits after the point (std::chars_format::scientific).
+char* SciChars(char* first, char* last, double v, int precision) {
+#ifdef TARE_NO_FLOAT_CHARCONV
+  const int n = std::snprintf(first, static_cast<size_t>(last - first), "%.*e", precision, v);
+  return first + (n < 0 ? 0 : std::min<int>(n, static_cast<int>(last - first) - 1));
+#else
+  return std::to_chars(first, last, v, std::chars_format::scientific, precision).ptr;
+#endif
+}
+
+/// from_chars of a float or double: the value, or errc::invalid_argument / result_out_of_range.
+template <class F>
+std::from_chars_result ParseFloating(const char* first, const char* last, F& v) {
+#ifdef TARE_NO_FLOAT_CHARCONV
+  const char* p = first + (first != last && *first == '-');
+  const bool hex = last - p > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+  const char c = first == last ? ' ' : *first;
+  const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  if (space || c == '+' || hex) return {first, std::errc::invalid_argument};
+  const std::string text(first, last);
+  char* end = nullptr;
+  errno = 0;
+  const F parsed = std::is_same_v<F, float> ? std::strtof(text.c_str(), &end) : std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return {first, std::errc::invalid_argument};
+  const char* stop = first + (end - text.c_str());
+  if (errno == ERANGE) return {stop, std::errc::result_out_of_range};
+  v = parsed;
+  return {stop, std::errc()};
+#else
+  return std::from_chars(first, last, v);
+#endif
+}
+
 /// Shortest decimal digits (no dot) and exponent e with value = d.ddd * 10^e that read back as v in
 /// a 16-bit float type (`round` maps the parsed double to its bits). Tries 1, 2, ... digits, each
 /// correctly rounded by std::to_chars (locale-independent, like every conversion here).
@@ -148,9 +192,9 @@ void Shortest16(double v, uint16_t bits, Round round, std::string* digits, int* 
   char buf[64];
   char* end = buf;
   for (int p = 1; p <= 17; ++p) {
-    end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, p - 1).ptr;
+    end = SciChars(buf, buf + sizeof buf, v, p - 1);
     double back = 0;
-    std::from_chars(buf, end, back);
+    ParseFloating(buf, end, back);
     if (round(back) == bits) break;
   }
   *end = '\0';
@@ -166,8 +210,20 @@ void Shortest16(double v, uint16_t bits, Round round, std::string* digits, int* 
 template <class F>
 void ShortestIeee(F v, std::string* digits, int* exp) {
   char buf[64];
+#ifdef TARE_NO_FLOAT_CHARCONV
+  // The fewest digits that read back as v: the shortest form std::to_chars gives.
+  char* end = buf;
+  for (int p = 1; p <= 17; ++p) {
+    end = SciChars(buf, buf + sizeof buf, static_cast<double>(v), p - 1);
+    F back = 0;
+    ParseFloating(buf, end, back);
+    if (back == v) break;
+  }
+  *end = '\0';
+#else
   const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   *r.ptr = '\0';
+#endif
   const char* c = buf + (buf[0] == '-');
   digits->clear();
   for (; *c != 'e'; ++c)
@@ -305,7 +361,7 @@ Result<Parsed> ParseNumber(const std::string& str) {
       return p;
     }
     double dv;
-    auto rd = std::from_chars(first, last, dv);
+    auto rd = ParseFloating(first, last, dv);
     if ((rd.ec == std::errc() || rd.ec == std::errc::result_out_of_range) && rd.ptr == last) {
       if (rd.ec == std::errc::result_out_of_range) dv = OutOfRange(s);
       p.d = dv;
@@ -333,7 +389,7 @@ Status StringToNumber(const Tensor& x, Tensor& y) {
       const char* first = s.data();
       while (IsSpace(*first)) ++first;
       if (*first == '+') ++first;
-      auto r = std::from_chars(first, s.data() + s.size(), fv);
+      auto r = ParseFloating(first, s.data() + s.size(), fv);
       b[i] = r.ec == std::errc() ? fv : static_cast<float>(p.d);
     } else {
       b[i] = Convert<DType::kFloat64, D>(p.d);

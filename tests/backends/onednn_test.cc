@@ -306,8 +306,11 @@ TEST_CASE("onednn Concat in place: convolutions write their channels of the Conc
       std::vector<NamedTensor> got = RunS(*s, {{"x", xin}});
       const std::string note = NoteOf(*s, "cat");
       MESSAGE("variant " << variant << ": Concat: " << note);
-      if (variant == 0) CHECK(note.find("in place: 2 of 2") != std::string::npos);
-      if (variant == 1 || variant == 2) CHECK(note.find("in place: 1 of 2") != std::string::npos);
+      // Where oneDNN has only reference convolutions ("gemm:ref": oneDNN 2.6 on aarch64 without
+      // SVE), they write plain layouts and nothing is placed: the values are still checked.
+      const bool jit_convs = NoteOf(*s, "e1").find(":ref") == std::string::npos;
+      if (variant == 0 && jit_convs) CHECK(note.find("in place: 2 of 2") != std::string::npos);
+      if ((variant == 1 || variant == 2) && jit_convs) CHECK(note.find("in place: 1 of 2") != std::string::npos);
       if (variant >= 3) CHECK(note.find("in place") == std::string::npos);
       for (size_t o = 0; o < want.size(); ++o) {
         // Dots of at most 9 * 16 terms (x, weights in [-1, 1]), twice.

@@ -23,8 +23,9 @@
 // type written as the positive quiet NaN (x86-64 makes 0/0 a negative NaN, aarch64 a positive
 // one; the payload of a NaN is not a value). A case that does not convert or run here is listed
 // under "excluded" with the reason when writing; a listed case that fails when checking fails.
-// "known_differences" (edited by hand: case -> why) names cases whose outputs may differ on some
-// platform for a reason outside tare (a libm function); they are reported, not failed.
+// "known_differences" (edited by hand: case -> {"why", "max_ulp"}) names cases whose outputs may
+// differ on some platform for a reason outside tare (a libm function); they are reported, not
+// failed, unless --against measures a distance over max_ulp.
 // --require-all fails when a case's model file is absent (the MediaPipe corpus not fetched).
 // Last line: "N outputs match, N differ, N cases absent, N not checked (source not given)".
 #include <CLI/CLI.hpp>
@@ -329,10 +330,12 @@ int Main(const Run& o) {
         fs::create_directories(fs::path(o.dump) / name);
         (void)WriteNpy((fs::path(o.dump) / name / file).string(), t.tensor);
       }
+      double ulp = -1;  // the distance from --against's output, when it differs and can be measured
       if (!o.against.empty() && t.tensor.is_tensor()) {
         Result<Tensor> other = ReadNpy((fs::path(o.against) / name / file).string());
         if (other.ok() && HashOf(*other) != h) {
-          std::printf("ULP %s %s: %g\n", name.c_str(), t.name.c_str(), MaxUlp(t.tensor, *other));
+          ulp = MaxUlp(t.tensor, *other);
+          std::printf("ULP %s %s: %g\n", name.c_str(), t.name.c_str(), ulp);
           ++ulp_reported;
         }
       }
@@ -345,11 +348,12 @@ int Main(const Run& o) {
         std::printf("DIFFER %s: output '%s' is not in the manifest\n", name.c_str(), t.name.c_str());
         ++differ;
       } else if (want[t.name].get<std::string>() != h) {
-        const json& known = manifest.value("known_differences", json::object());
-        const bool is_known = known.contains(name);
-        std::printf("%s %s: output '%s' hash %s, manifest %s%s\n", is_known ? "KNOWN" : "DIFFER", name.c_str(),
+        const json known = manifest.value("known_differences", json::object()).value(name, json::object());
+        const bool is_known = known.contains("why") && (ulp < 0 || ulp <= known.value("max_ulp", 0.0));
+        std::printf("%s %s: output '%s' hash %s, manifest %s%s%s\n", is_known ? "KNOWN" : "DIFFER", name.c_str(),
                     t.name.c_str(), h.c_str(), want[t.name].get<std::string>().c_str(),
-                    is_known ? (" (" + known[name].get<std::string>() + ")").c_str() : "");
+                    ulp >= 0 ? (", " + std::to_string(static_cast<long long>(ulp)) + " ULP from --against").c_str() : "",
+                    known.contains("why") ? (" (" + known["why"].get<std::string>() + ")").c_str() : "");
         ++(is_known ? known_differ : differ);
       } else {
         ++match;

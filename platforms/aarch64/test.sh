@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds tare for aarch64 (platforms/aarch64/build.sh) and runs its ctest suite under qemu-aarch64
+# (a Cortex-A72: NEON, no SVE), every tare binary through the toolchain file's emulator, with the
+# MediaPipe and Silero models fetched into build-aarch64/corpus (docs/PLATFORMS.md).
+#   platforms/aarch64/test.sh         every test (about 6 min of ctest on 2 cores)
+#   platforms/aarch64/test.sh --ci    what .ci/run runs: the same without the tests whose ground is
+#                                     covered more cheaply (about 3 min; the list is in docs/PLATFORMS.md)
+# Ends with ctest's summary.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+exclude=()
+if [[ ${1:-} == --ci ]]; then
+  # conformance.{ref,ref64}.node: the same cases are hashed bit for bit by bitid.ref / bitid.ref64;
+  # conformance.onednn.node: oneDNN 2.6 has only reference convolutions on aarch64 without SVE
+  # (gemm:ref), run by its op tables and the other folders; cli.gemm_threads: XNNPACK's
+  # thread split, checked on x86-64 by the CPU matrix (its aarch64 kernels by the op tables).
+  exclude=(-E '^(conformance\.(ref|ref64|onednn)\.node|cli\.gemm_threads)$')
+fi
+platforms/aarch64/build.sh
+bash tests/models/silero/fetch.sh build-aarch64/corpus
+bash tests/models/tflite/fetch.sh build-aarch64/corpus
+cd build-aarch64 && ctest --output-on-failure -j "$(nproc)" --timeout 3000 "${exclude[@]}"
