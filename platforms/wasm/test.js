@@ -1,15 +1,17 @@
 'use strict';
 // The WebAssembly module's test (issue 19, docs/PLATFORMS.md), run by platforms/wasm/test.sh under
-// node: every case of CASES (a JSON list that test.sh writes: the model fixtures and the MediaPipe
-// models, converted to .tare by the native `tare convert`) runs through tare.js on ref and ref64,
+// node: every case of CASES (the cases.json of tests/bitid/ref_hashes.cc --export: .tare models
+// and .npy inputs written by the native build) runs through tare.js on ref and ref64,
 // and every output's SHA-256 must equal the committed manifest's (tests/bitid/ref.json,
 // ref64.json), hashed as tests/bitid/ref_hashes.cc does: "<dtype>[d0,d1,...]\n" then the elements
 // in little-endian order, every NaN written as the positive quiet NaN. Also checks the errors of
-// a few bad calls. Prints one line per case and ends with "N passed, N failed".
+// a few bad calls. Prints a line per failing case (per case with VERBOSE=1), the outputs checked
+// per backend, and ends with "N passed, N failed" (cases times backends, and the bad calls).
 //   node test.js CASES MANIFEST_DIR MODULE_DIR [DUMP_DIR]
 // MODULE_DIR: build-wasm/platforms/wasm (tare.js + tare_wasm.js). DUMP_DIR/<backend>/: the native
 // tare_ref_hashes --dump of the same cases, to say by how many ULP a differing output differs.
-// A case listed in the manifest's known_differences is reported (KNOWN), not failed.
+// A case listed in the manifest's known_differences is reported (KNOWN), not failed; so is a ref64
+// output within REF64_REL of x86-64's (CLOSE): ref64 is not promised bit-identical across C libraries.
 const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
@@ -26,7 +28,10 @@ function readNpy(file) {
   const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
   if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order`);
   const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
-  const types = {'<f4': 'float32', '<f8': 'float64', '<i8': 'int64', '<i4': 'int32', '|u1': 'uint8', '|i1': 'int8', '|b1': 'bool'};
+  const types = {
+    '<f2': 'float16', '<f4': 'float32', '<f8': 'float64', '|i1': 'int8', '<i2': 'int16', '<i4': 'int32', '<i8': 'int64',
+    '|u1': 'uint8', '<u2': 'uint16', '<u4': 'uint32', '<u8': 'uint64', '|b1': 'bool',
+  };
   const dtype = types[descr];
   if (!dtype) throw new Error(`${file}: dtype ${descr} not read by this test`);
   const raw = b.subarray(start + hlen);
@@ -70,6 +75,21 @@ function maxUlp64(a, b) {
   return Number(worst);
 }
 
+/** ref64 outputs may differ from x86-64's by this much (max abs difference over max abs value):
+ * double rounding noise, the last bit of a libm function carried through the layers after it. */
+const REF64_REL = 1e-12;
+
+/** Max abs difference of two arrays over the largest magnitude of `b` (0 when equal). */
+function relDiff(a, b) {
+  let diff = 0, scale = 0;
+  for (let i = 0; i < a.length; ++i) {
+    if (Number.isNaN(a[i]) && Number.isNaN(b[i])) continue;
+    diff = Math.max(diff, Math.abs(a[i] - b[i]));
+    scale = Math.max(scale, Math.abs(b[i]));
+  }
+  return Number.isNaN(diff) ? Infinity : scale > 0 ? diff / scale : diff;
+}
+
 function expectError(what, code, fn) {
   try {
     fn();
@@ -84,10 +104,11 @@ function expectError(what, code, fn) {
 
 async function main() {
   const [casesFile, manifestDir, , dumpDir] = process.argv.slice(2);
-  const cases = JSON.parse(fs.readFileSync(casesFile, 'utf8'));
+  const cases = JSON.parse(fs.readFileSync(casesFile, 'utf8')).cases;
   const tare = await init();
   console.log(`tare ${tare.version()} (WebAssembly), backends ${tare.backends()}`);
-  let passed = 0, failed = 0;
+  let passed = 0, failed = 0, close = 0;
+  const outputs = {};
   for (const backend of ['ref', 'ref64']) {
     const manifest = JSON.parse(fs.readFileSync(path.join(manifestDir, `${backend}.json`), 'utf8'));
     for (const c of cases) {
@@ -105,7 +126,7 @@ async function main() {
         const feeds = {};
         c.inputs.forEach((inp, i) => {
           const t = readNpy(inp.npy);
-          feeds[inp.name || model.inputs[i].name] = {data: t.data, dims: t.dims, dtype: t.dtype};
+          feeds[inp.name || model.inputs[i].name] = {data: t.data, dims: t.dims, dtype: inp.dtype || t.dtype};
         });
         const outs = session.run(feeds);
         for (const o of outs) {
@@ -118,7 +139,12 @@ async function main() {
             const dumped = dumpDir && path.join(dumpDir, backend, c.name, o.name.replace(/[^A-Za-z0-9_.-]/g, '_') + '.npy');
             const ulps = dumped && fs.existsSync(dumped) && o.dtype === 'float64' ? maxUlp64(o.data, readNpy(dumped).data) : null;
             const ulp = ulps === null ? '' : `, at most ${ulps} ULP from x86-64`;
-            if (known && (ulps === null || ulps <= known.max_ulp)) {
+            const rel = ulps === null ? null : relDiff(o.data, readNpy(dumped).data);
+            if (backend === 'ref64' && rel !== null && rel <= REF64_REL) {
+              // ref64 returns the C library's double results unrounded: musl's differ from glibc's.
+              console.log(`CLOSE ${c.name} on ref64: output '${o.name}' differs${ulp}, max abs difference ${rel.toExponential(2)} of its largest value`);
+              ++close;
+            } else if (known && (ulps === null || ulps <= known.max_ulp)) {
               console.log(`KNOWN ${c.name} on ${backend}: output '${o.name}' differs${ulp} (${known.why})`);
             } else if (known) {
               why += ` output '${o.name}' differs by ${ulps} ULP, over the ${known.max_ulp} of known_differences;`;
@@ -138,11 +164,15 @@ async function main() {
         console.log(`FAIL ${c.name} on ${backend}:${why}`);
         ++failed;
       } else {
-        console.log(`PASS ${c.name} on ${backend}: ${n} outputs bit-identical to the manifest (${ms} ms)`);
+        if (process.env.VERBOSE) console.log(`PASS ${c.name} on ${backend}: ${n} outputs bit-identical to the manifest (${ms} ms)`);
         ++passed;
+        outputs[backend] = (outputs[backend] || 0) + n;
       }
     }
   }
+  console.log(`ref: ${outputs.ref || 0} outputs bit-identical to ref.json`);
+  console.log(`ref64: ${(outputs.ref64 || 0) - close} outputs bit-identical to ref64.json, ${close} within ${REF64_REL} of x86-64's ` +
+              '(max abs difference over the largest value)');
   // Bad input gets a TareError, never a crash.
   const lenet = cases.find((c) => c.name === 'fixture/lenet5');
   const bytes = fs.readFileSync(lenet.tare);

@@ -16,7 +16,10 @@
 //                          cases onnx/<folder>/<case>
 // Other options: --backend B (ref), --filter SUBSTR (only cases whose name has it), --dump DIR
 // (write each output as DIR/<case>/<output>.npy), --against DIR (compare with another platform's
-// --dump: the largest difference in ULP per output, for backends that are not bit-identical).
+// --dump: the largest difference in ULP per output, for backends that are not bit-identical),
+// --export DIR (for platforms without the converters, the WebAssembly test: each case that runs
+// and whose inputs and outputs are numeric tensors as DIR/<case>/model.tare + input_<i>.npy, and
+// DIR/cases.json listing them; bfloat16 inputs are written as their uint16 bits).
 //
 // The hash of an output: SHA-256 of its canonical bytes (CanonicalBytes below): a header line
 // "<dtype>[d0,d1,...]\n" then the elements in little-endian order, every NaN of a floating-point
@@ -265,8 +268,37 @@ double MaxUlp(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+/// Writes case `name` for --export (see the file comment) and appends its entry to `list`; a
+/// reason when it cannot be exported (an input or output that is not a numeric tensor).
+std::string ExportCase(const std::string& name, const Case& c, const std::vector<NamedTensor>& outputs,
+                       const fs::path& dir, json* list) {
+  for (const NamedTensor& t : outputs)
+    if (!t.tensor.is_tensor() || t.tensor.dtype == DType::kString) return "output '" + t.name + "' is not a numeric tensor";
+  Result<std::shared_ptr<Model>> m = LoadAnyModel(c.model);
+  if (!m.ok()) return m.status().message();
+  Result<std::vector<NamedTensor>> in = c.inputs((*m)->graph);
+  if (!in.ok()) return in.status().message();
+  const fs::path d = dir / name;
+  fs::create_directories(d);
+  json inputs = json::array();
+  for (size_t i = 0; i < in->size(); ++i) {
+    Tensor t = (*in)[i].tensor;
+    if (!t.is_tensor() || t.dtype == DType::kString) return "input '" + (*in)[i].name + "' is not a numeric tensor";
+    const std::string dtype = DTypeName(t.dtype);
+    if (t.dtype == DType::kBFloat16) t.dtype = DType::kUInt16;  // .npy has no bfloat16: its bits
+    const fs::path npy = d / ("input_" + std::to_string(i) + ".npy");
+    Status st = WriteNpy(npy.string(), t);
+    if (!st.ok()) return st.message();
+    inputs.push_back({{"name", (*in)[i].name}, {"npy", npy.string()}, {"dtype", dtype}});
+  }
+  Status st = SaveModel(**m, (d / "model.tare").string());
+  if (!st.ok()) return st.message();
+  list->push_back({{"name", name}, {"tare", (d / "model.tare").string()}, {"inputs", inputs}});
+  return "";
+}
+
 struct Run {
-  std::string backend = "ref", write, check, filter, dump, against;
+  std::string backend = "ref", write, check, filter, dump, against, export_dir;
   std::vector<std::string> models;
   std::string tflite, corpus, conformance;
   bool require_all = false;
@@ -305,6 +337,7 @@ int Main(const Run& o) {
     }
   }
   int match = 0, differ = 0, known_differ = 0, skipped = 0, absent = 0, ulp_reported = 0;
+  json exported = json::array(), not_exported = json::object();
   for (const auto& [name, c] : cases) {
     if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
     if (!o.check.empty() && !manifest["cases"].contains(name)) continue;  // excluded, or not in the manifest
@@ -322,6 +355,10 @@ int Main(const Run& o) {
         differ += static_cast<int>(manifest["cases"][name].size());
       }
       continue;
+    }
+    if (!o.export_dir.empty()) {
+      const std::string why = ExportCase(name, c, *out, o.export_dir, &exported);
+      if (!why.empty()) not_exported[name] = why;
     }
     for (const NamedTensor& t : *out) {
       const std::string h = HashOf(t.tensor);
@@ -374,6 +411,13 @@ int Main(const Run& o) {
                 manifest["excluded"].size());
   }
   if (!o.against.empty()) std::printf("%d outputs differ from %s\n", ulp_reported, o.against.c_str());
+  if (!o.export_dir.empty()) {
+    std::ofstream f(fs::path(o.export_dir) / "cases.json");
+    f << json{{"cases", exported}, {"not_exported", not_exported}}.dump(1) << "\n";
+    if (!f) { std::fprintf(stderr, "ref_hashes: cannot write %s/cases.json\n", o.export_dir.c_str()); return 1; }
+    std::printf("exported %zu cases to %s (%zu not: their reasons are in cases.json)\n", exported.size(),
+                o.export_dir.c_str(), not_exported.size());
+  }
   std::printf("%d outputs match, %d differ, %d differ as known_differences says, %d cases absent, %d not checked (source not given)\n",
               match, differ, known_differ, absent, skipped);
   if (o.require_all && absent) return 1;
@@ -396,6 +440,7 @@ int main(int argc, char** argv) {
   app.add_option("--filter", o.filter, "only cases whose name contains this");
   app.add_option("--dump", o.dump, "write every output as DIR/<case>/<output>.npy");
   app.add_option("--against", o.against, "report the ULP difference from another platform's --dump");
+  app.add_option("--export", o.export_dir, "write each case as a .tare model and .npy inputs, and cases.json");
   app.add_flag("--require-all", o.require_all, "fail when a case's model file is absent (the corpus not fetched)");
   try {
     app.parse(argc, argv);
