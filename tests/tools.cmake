@@ -112,6 +112,9 @@ set(bitid_require)
 if(TARE_REQUIRE_CORPUS)
   set(bitid_require --require-all)
 endif()
+tare_exe(HASHES_EXE tare_ref_hashes)
+add_test(NAME bitid.detects COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bitid/detects.sh ${HASHES_EXE}
+         ${CMAKE_CURRENT_SOURCE_DIR}/bitid/ref.json ${CMAKE_CURRENT_SOURCE_DIR}/models ${CMAKE_CURRENT_BINARY_DIR}/bitid_detects)
 foreach(backend ref ref64)
   add_test(NAME bitid.${backend}
     COMMAND tare_ref_hashes --check ${CMAKE_CURRENT_SOURCE_DIR}/bitid/${backend}.json --backend ${backend}

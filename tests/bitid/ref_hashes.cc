@@ -42,6 +42,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -396,11 +397,29 @@ int Main(const Run& o) {
         ++match;
       }
     }
+    if (!o.check.empty()) {
+      for (const auto& [want_name, h] : manifest["cases"][name].items()) {
+        const bool produced = std::any_of(out->begin(), out->end(), [&](const NamedTensor& t) { return t.name == want_name; });
+        if (!produced) {
+          std::printf("DIFFER %s: output '%s' of the manifest was not produced\n", name.c_str(), want_name.c_str());
+          ++differ;
+        }
+      }
+    }
   }
   if (!o.check.empty()) {
+    // A manifest case whose source was given (its prefix has cases here) but is not among them
+    // has gone missing (a renamed fixture, a conformance case left out): a difference.
+    std::set<std::string> given;
+    for (const auto& [name, c] : cases) given.insert(name.substr(0, name.find('/')));
     for (const auto& [name, outs] : manifest["cases"].items()) {
       if (cases.count(name) || (!o.filter.empty() && name.find(o.filter) == std::string::npos)) continue;
-      ++skipped;
+      if (given.count(name.substr(0, name.find('/')))) {
+        std::printf("DIFFER %s: in the manifest, not among the cases here\n", name.c_str());
+        differ += static_cast<int>(outs.size());
+      } else {
+        ++skipped;
+      }
     }
   } else {
     for (const auto& [name, outs] : manifest["cases"].items()) match += static_cast<int>(outs.size());
