@@ -17,6 +17,8 @@ if [[ ${1:-} == --ci ]]; then
   exclude=(-E '^(conformance\.(ref|ref64|onednn)\.node|cli\.gemm_threads)$')
 fi
 platforms/aarch64/build.sh
+mkdir -p build-aarch64/corpus
+if [[ -d build/corpus ]]; then cp -n build/corpus/* build-aarch64/corpus/ 2> /dev/null || true; fi  # the native build's copies
 bash tests/models/silero/fetch.sh build-aarch64/corpus
 bash tests/models/tflite/fetch.sh build-aarch64/corpus
 cd build-aarch64 && ctest --output-on-failure -j "$(nproc)" --timeout 3000 "${exclude[@]}"
