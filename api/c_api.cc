@@ -297,7 +297,10 @@ tare_status tare_tensor_create(tare_dtype dtype, const int64_t* dims, size_t ran
     Result<int64_t> n = NumElements(shape);
     if (!n.ok()) return Fail(TARE_ERROR_LIMIT_EXCEEDED, "tare_tensor_create: " + n.status().message());
     const DType dt = static_cast<DType>(code);
-    const size_t need = static_cast<size_t>(*n) * DTypeSize(dt);
+    const uint64_t need = static_cast<uint64_t>(*n) * DTypeSize(dt);  // 64 bits: a 32-bit size_t would wrap
+    if (need > SIZE_MAX)
+      return Fail(TARE_ERROR_LIMIT_EXCEEDED, "tare_tensor_create: a " + DTypeName(dt) + " tensor of shape " + ShapeStr(shape) +
+                                                 " takes " + std::to_string(need) + " bytes, more than this platform can address");
     if (bytes != need)
       return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_tensor_create: a " + DTypeName(dt) + " tensor of shape " + ShapeStr(shape) +
                                                    " takes " + std::to_string(need) + " bytes, got " + std::to_string(bytes));

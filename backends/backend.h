@@ -20,10 +20,10 @@ struct SessionOptions {
   std::vector<std::string> backends = {"ref"};
   int threads = 1;
   /// Largest single tensor the session will allocate (default 4 GiB; on a 32-bit platform such as
-  /// WebAssembly, all of its address space: SIZE_MAX).
-  size_t max_tensor_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(4) << 30, SIZE_MAX));
-  /// Largest arena the session will allocate (default 16 GiB; SIZE_MAX on a 32-bit platform).
-  size_t max_arena_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(16) << 30, SIZE_MAX));
+  /// WebAssembly, half of its address space: 2 GiB - 1).
+  size_t max_tensor_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(4) << 30, SIZE_MAX / 2));
+  /// Largest arena the session will allocate (default 16 GiB; 2 GiB - 1 on a 32-bit platform).
+  size_t max_arena_bytes = static_cast<size_t>(std::min<uint64_t>(uint64_t(16) << 30, SIZE_MAX / 2));
   /// Tracing (Session::Trace): keep the output of every node (trace_all) or of the values named in
   /// `trace` (source tensor names) after each run. Traced values get arena space of their own, so
   /// nothing else changes; with neither set, nothing is paid.

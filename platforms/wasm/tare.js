@@ -9,9 +9,11 @@
 //   const out = session.run({input: {data: Float32Array, dims: [1, 1, 28, 28]}});
 //   out[0]                                                   // {name, dtype, dims, data: a typed array copy}
 //   session.free(); model.free();
-// Errors throw a TareError with .code (the C API's status name, e.g. "shape") and the message
-// of tare_last_error. Only .tare models: the converters need protobuf and OpenSSL, which have no
-// WebAssembly build on Debian (convert with the native `tare convert` first).
+// Errors throw a TareError with .code (the C API's status in short form, e.g. "shape") and a
+// message; bad arguments caught here have .code "invalid_argument". Only .tare models: the
+// converters need protobuf and OpenSSL, which have no WebAssembly build on Debian (convert with
+// the native `tare convert` first). Memory: the module's heap grows up to 2 GB and never shrinks;
+// nothing is freed by the garbage collector, so free() every session and model.
 
 const DTYPES = {
   1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 9: 'bool',
@@ -34,6 +36,21 @@ class TareError extends Error {
   }
 }
 
+function invalid(message) {
+  return new TareError('invalid_argument', message);
+}
+
+/** `dims` as an array of non-negative safe integers, or a TareError naming `what`. */
+function checkDims(dims, what) {
+  if (!Array.isArray(dims)) throw invalid(`${what}: dims must be an array of integers`);
+  for (const d of dims) {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+      throw invalid(`${what}: dims must be non-negative integers, got [${dims.map(String).join(', ')}]`);
+    }
+  }
+  return dims;
+}
+
 class Runtime {
   constructor(M) {
     this.M = M;
@@ -46,10 +63,16 @@ class Runtime {
     const code = M.UTF8ToString(M._tare_status_name(status)).replace(/^TARE_ERROR_/, '').toLowerCase();
     throw new TareError(code, M.UTF8ToString(M._tare_last_error()));
   }
+  /** `n` bytes of the module's memory (free with _free), or a TareError when the heap is full. */
+  alloc(n) {
+    const p = this.M._malloc(n);
+    if (!p) throw new TareError('limit_exceeded', `out of memory for ${n} bytes (the heap is at most 2 GB)`);
+    return p;
+  }
   /** A NUL-terminated copy of `s` in the module's memory (free with _free). */
   cstring(s) {
     const n = this.M.lengthBytesUTF8(s) + 1;
-    const p = this.M._malloc(n);
+    const p = this.alloc(n);
     this.M.stringToUTF8(s, p, n);
     return p;
   }
@@ -74,11 +97,20 @@ class Runtime {
   /** Loads a .tare model from its bytes (copied into the module's memory, 64-byte aligned). */
   loadModel(bytes) {
     const M = this.M;
+    if (!(bytes instanceof Uint8Array) && !(bytes instanceof ArrayBuffer)) {
+      throw invalid('loadModel: expected the bytes of a .tare file as a Uint8Array (or Buffer) or an ArrayBuffer');
+    }
     const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     const buf = M._tare_wasm_alloc64(u8.length);
     if (!buf) throw new TareError('limit_exceeded', `out of memory for a model of ${u8.length} bytes`);
     M.HEAPU8.set(u8, buf);
-    const out = M._malloc(4);
+    let out;
+    try {
+      out = this.alloc(4);
+    } catch (e) {
+      M._free(buf);
+      throw e;
+    }
     try {
       this.check(M._tare_model_load_buffer(buf, u8.length, out));
       return new Model(this, M.getValue(out, 'i32'), buf);
@@ -102,7 +134,7 @@ class Model {
   }
   io(kind) {
     const M = this.rt.M;
-    const tmp = M._malloc(32);
+    const tmp = this.rt.alloc(32);
     try {
       this.rt.check(M._tare_model_io_count(this.handle, kind, tmp));
       const n = M.getValue(tmp, 'i32');
@@ -124,17 +156,35 @@ class Model {
   /** A session on `options.backends` ("ref" by default; "ref64" computes in double). */
   createSession(options = {}) {
     const M = this.rt.M;
-    const tmp = M._malloc(4);
+    if (options === null || typeof options !== 'object') throw invalid('createSession: options must be an object');
+    for (const k of Object.keys(options)) {
+      if (!['backends', 'maxTensorBytes', 'maxArenaBytes'].includes(k)) {
+        throw invalid(`createSession: unknown option '${k}' (backends, maxTensorBytes, maxArenaBytes)`);
+      }
+    }
+    const backends = options.backends === undefined ? 'ref' : options.backends;
+    if (typeof backends !== 'string' || backends.includes('\0')) throw invalid('createSession: backends must be a string such as "ref"');
+    for (const k of ['maxTensorBytes', 'maxArenaBytes']) {
+      const v = options[k];
+      if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)) {
+        throw invalid(`createSession: ${k} must be a positive integer (bytes)`);
+      }
+    }
+    const tmp = this.rt.alloc(4);
     let opts = 0;
     try {
       this.rt.check(M._tare_options_create(tmp));
       opts = M.getValue(tmp, 'i32');
-      const b = this.rt.cstring(options.backends || 'ref');
+      const b = this.rt.cstring(backends);
       try {
         this.rt.check(M._tare_options_set_backends(opts, b));
       } finally {
         M._free(b);
       }
+      // The uint64 limits: Emscripten passes a 64-bit argument as two 32-bit halves (low, high).
+      const setLimit = (fn, v) => v !== undefined && this.rt.check(fn(opts, v % 4294967296, Math.floor(v / 4294967296)));
+      setLimit(M._tare_options_set_max_tensor_bytes, options.maxTensorBytes);
+      setLimit(M._tare_options_set_max_arena_bytes, options.maxArenaBytes);
       this.rt.check(M._tare_session_create(this.handle, opts, tmp));
       ++this.sessions;
       return new Session(this, M.getValue(tmp, 'i32'));
@@ -171,22 +221,40 @@ class Session {
    */
   run(feeds) {
     const M = this.rt.M;
+    if (feeds === null || typeof feeds !== 'object') throw invalid('run: feeds must be an object {inputName: {data, dims}}');
     const names = Object.keys(feeds);
+    for (const name of names) {
+      const f = feeds[name];
+      if (f === null || typeof f !== 'object' || !ArrayBuffer.isView(f.data) || f.data instanceof DataView) {
+        throw invalid(`run: input '${name}' must be {data: a typed array, dims: [...]}`);
+      }
+      checkDims(f.dims, `run: input '${name}'`);
+      const declared = this.model.inputs.find((x) => x.name === name);
+      const dtype = f.dtype || (declared && declared.dtype) || 'float32';
+      if (!Object.prototype.hasOwnProperty.call(CODES, dtype)) throw invalid(`run: input '${name}': unknown dtype '${dtype}'`);
+      // The typed array must be the dtype's own (bool: Uint8Array; float16, bfloat16: Uint16Array of their bits).
+      if (!(f.data instanceof ARRAYS[dtype])) {
+        throw invalid(`run: input '${name}' is ${dtype}: its data must be a ${ARRAYS[dtype].name}, got a ${f.data.constructor.name}`);
+      }
+    }
     const allocs = [], tensors = [];
     try {
-      const namePtrs = M._malloc(4 * Math.max(1, names.length));
-      const tensorPtrs = M._malloc(4 * Math.max(1, names.length));
-      allocs.push(namePtrs, tensorPtrs);
+      const namePtrs = this.rt.alloc(4 * Math.max(1, names.length));
+      allocs.push(namePtrs);
+      const tensorPtrs = this.rt.alloc(4 * Math.max(1, names.length));
+      allocs.push(tensorPtrs);
       names.forEach((name, i) => {
         const f = feeds[name];
         const declared = this.model.inputs.find((x) => x.name === name);
         const dtype = f.dtype || (declared && declared.dtype) || 'float32';
-        if (!(dtype in CODES)) throw new TareError('invalid_argument', `input '${name}': unknown dtype '${dtype}'`);
         const bytes = new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.byteLength);
         const data = M._tare_wasm_alloc64(Math.max(1, bytes.length));
-        const dims = M._malloc(8 * Math.max(1, f.dims.length));
-        const out = M._malloc(4);
-        allocs.push(data, dims, out);
+        if (!data) throw new TareError('limit_exceeded', `run: out of memory for input '${name}' (${bytes.length} bytes; the heap is at most 2 GB)`);
+        allocs.push(data);
+        const dims = this.rt.alloc(8 * Math.max(1, f.dims.length));
+        allocs.push(dims);
+        const out = this.rt.alloc(4);
+        allocs.push(out);
         M.HEAPU8.set(bytes, data);
         f.dims.forEach((d, k) => {
           M.setValue(dims + 8 * k, d % 4294967296, 'i32');
@@ -208,7 +276,7 @@ class Session {
   }
   outputs() {
     const M = this.rt.M;
-    const tmp = M._malloc(32);
+    const tmp = this.rt.alloc(32);
     try {
       this.rt.check(M._tare_session_output_count(this.handle, tmp));
       const n = M.getValue(tmp, 'i32'), list = [];

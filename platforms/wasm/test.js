@@ -5,7 +5,7 @@
 // and every output's SHA-256 must equal the committed manifest's (tests/bitid/ref.json,
 // ref64.json), hashed as tests/bitid/ref_hashes.cc does: "<dtype>[d0,d1,...]\n" then the elements
 // in little-endian order, every NaN written as the positive quiet NaN. Also checks the errors of
-// a few bad calls. Prints a line per failing case (per case with VERBOSE=1), the outputs checked
+// a few bad calls (and two models of test.sh's for the 32-bit size checks). Prints a line per failing case (per case with VERBOSE=1), the outputs checked
 // per backend, and ends with "N passed, N failed" (cases times backends, and the bad calls).
 //   node test.js CASES MANIFEST_DIR MODULE_DIR [DUMP_DIR]
 // MODULE_DIR: build-wasm/platforms/wasm (tare.js + tare_wasm.js). DUMP_DIR/<backend>/: the native
@@ -175,6 +175,7 @@ async function main() {
               '(max abs difference over the largest value)');
   // Bad input gets a TareError, never a crash.
   const lenet = cases.find((c) => c.name === 'fixture/lenet5');
+  const probeDir = path.dirname(path.dirname(path.resolve(casesFile)));  // test.sh's folder: the probe models
   const bytes = fs.readFileSync(lenet.tare);
   const checks = [
     expectError('truncated model', 'bad_model', () => tare.loadModel(bytes.subarray(0, bytes.length - 100))),
@@ -186,6 +187,31 @@ async function main() {
     expectError('unknown input', 'invalid_argument', () => {
       const m = tare.loadModel(bytes);
       m.createSession().run({nope: {data: new Float32Array(784), dims: [1, 1, 28, 28]}});
+    }),
+    // The JavaScript API's own checks.
+    expectError('a string for model bytes', 'invalid_argument', () => tare.loadModel('lenet5.tare')),
+    expectError('an unknown session option', 'invalid_argument', () => tare.loadModel(bytes).createSession({threads: 4})),
+    expectError('an empty backend list', 'invalid_argument', () => tare.loadModel(bytes).createSession({backends: ''})),
+    expectError('Int32Array data for a float32 input', 'invalid_argument', () => {
+      const m = tare.loadModel(bytes);
+      m.createSession().run({[m.inputs[0].name]: {data: new Int32Array(2 * 784), dims: [2, 1, 28, 28]}});
+    }),
+    expectError('a fractional dim', 'invalid_argument', () => {
+      const m = tare.loadModel(bytes);
+      m.createSession().run({[m.inputs[0].name]: {data: new Float32Array(2 * 784), dims: [2.5, 1, 28, 28]}});
+    }),
+    expectError('a session limit below the first tensor', 'limit_exceeded', () => {
+      const m = tare.loadModel(bytes);
+      m.createSession({maxTensorBytes: 1000}).run({[m.inputs[0].name]: {data: new Float32Array(2 * 784), dims: [2, 1, 28, 28]}});
+    }),
+    // 32 bits: sizes of 4 GiB and more must not wrap to small buffers (they did, before issue 19).
+    expectError('ConstantOfShape of 2^30 + 1 floats (4 GiB)', 'limit_exceeded', () => {
+      const m = tare.loadModel(fs.readFileSync(path.join(probeDir, 'constant_of_shape.tare')));
+      m.createSession().run({shape: {data: new BigInt64Array([2n ** 30n + 1n]), dims: [1]}});
+    }),
+    expectError('a tensor view of 2^30 + 1 floats over 4 bytes', 'limit_exceeded', () => {
+      const m = tare.loadModel(fs.readFileSync(path.join(probeDir, 'relu_dynamic.tare')));
+      m.createSession().run({x: {data: new Float32Array([-7]), dims: [2 ** 30 + 1]}});
     }),
   ];
   for (const ok of checks) ok ? ++passed : ++failed;

@@ -20,4 +20,20 @@ src=(--models fixture=tests/models --models zoo=build/zoo --tflite tests/models/
      --conformance /usr/share/libonnx-testdata/data)
 build/tests/tare_ref_hashes --check tests/bitid/ref.json --backend ref "${src[@]}" --export "$W/cases" | tail -2
 build/tests/tare_ref_hashes --check tests/bitid/ref64.json --backend ref64 "${src[@]}" --dump "$W/dump/ref64" > /dev/null || true
+# Two one-node models with data-dependent shapes for test.js's 32-bit limit checks.
+/usr/bin/python3 - "$W" <<'PY'
+import sys
+import onnx
+from onnx import TensorProto, helper
+w = sys.argv[1]
+g = helper.make_graph([helper.make_node("ConstantOfShape", ["shape"], ["y"])], "cos",
+                      [helper.make_tensor_value_info("shape", TensorProto.INT64, [1])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{w}/constant_of_shape.onnx")
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{w}/relu_dynamic.onnx")
+PY
+for m in constant_of_shape relu_dynamic; do build/tare convert "$W/$m.onnx" -o "$W/$m.tare" > /dev/null; done
 node platforms/wasm/test.js "$W/cases/cases.json" tests/bitid build-wasm/platforms/wasm "$W/dump"

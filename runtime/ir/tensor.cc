@@ -50,7 +50,7 @@ Result<Tensor> Tensor::Alloc(DType dtype, const Shape& shape) {
   TARE_ASSIGN_OR_RETURN(int64_t n, NumElements(shape));
   if (dtype == DType::kString) {
     std::string* p = new (std::nothrow) std::string[static_cast<size_t>(std::max<int64_t>(n, 1))];
-    if (!p) return Status::Error("out of memory allocating " + std::to_string(n) + " strings");
+    if (!p) return Status::Error(StatusCode::kLimit, "out of memory allocating " + std::to_string(n) + " strings");
     Tensor t;
     t.dtype = dtype;
     t.shape = shape;
@@ -60,10 +60,15 @@ Result<Tensor> Tensor::Alloc(DType dtype, const Shape& shape) {
   }
   size_t es = DTypeSize(dtype);
   if (es == 0) return Status::Error("cannot allocate a tensor of type " + DTypeName(dtype));
-  size_t bytes = (static_cast<size_t>(n) * es + 63) / 64 * 64;
+  // In 64 bits: 2^40 elements of 8 bytes would wrap a 32-bit size_t (WebAssembly) to a small size.
+  const uint64_t wanted = static_cast<uint64_t>(n) * es;
+  if (wanted > SIZE_MAX / 2)
+    return Status::Error(StatusCode::kLimit, "a " + DTypeName(dtype) + " tensor of shape " + ShapeStr(shape) + " needs " +
+                                                 std::to_string(wanted) + " bytes, more than this platform can address");
+  size_t bytes = static_cast<size_t>((wanted + 63) / 64 * 64);
   if (bytes == 0) bytes = 64;
   void* p = std::aligned_alloc(64, bytes);
-  if (!p) return Status::Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  if (!p) return Status::Error(StatusCode::kLimit, "out of memory allocating " + std::to_string(bytes) + " bytes");
   std::memset(p, 0, bytes);
   Tensor t;
   t.dtype = dtype;

@@ -17,7 +17,8 @@ bool Plain(const ValueInfo& i) {
 Status CheckBytes(const Node& node, const ValueInfo& v, DType storage, size_t max_tensor_bytes) {
   Result<int64_t> n = NumElements(v.shape);
   if (!n.ok()) return Status::Error(node.Where() + ": " + n.status().message());
-  const size_t bytes = static_cast<size_t>(*n) * DTypeSize(StorageType(v.dtype, storage));
+  // In 64 bits: up to 2^40 elements of 8 bytes, which a 32-bit size_t would wrap.
+  const uint64_t bytes = static_cast<uint64_t>(*n) * DTypeSize(StorageType(v.dtype, storage));
   if (bytes > max_tensor_bytes)
     return Status::Error(StatusCode::kLimit, node.Where() + ": output of shape " + ShapeStr(v.shape) + " needs " + std::to_string(bytes) +
                          " bytes, over the session limit of " + std::to_string(max_tensor_bytes));
