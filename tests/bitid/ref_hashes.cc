@@ -398,7 +398,8 @@ int Main(const Run& o) {
       }
     }
     if (!o.check.empty()) {
-      for (const auto& [want_name, h] : manifest["cases"][name].items()) {
+      for (const auto& item : manifest["cases"][name].items()) {
+        const std::string want_name = item.key();  // (a structured binding cannot be captured in C++17)
         const bool produced = std::any_of(out->begin(), out->end(), [&](const NamedTensor& t) { return t.name == want_name; });
         if (!produced) {
           std::printf("DIFFER %s: output '%s' of the manifest was not produced\n", name.c_str(), want_name.c_str());
