@@ -69,6 +69,13 @@ Result<Device*> Device::Get() {
     Status st = d->Init();
     if (st.ok()) {
       device = d;
+    } else if (d->inst_) {
+      // The instance is kept, as after a successful start: destroying it makes the loader unload
+      // the driver, and lavapipe's own small leaks (platforms/debian/lsan.supp) then come from an
+      // unloaded library that no suppression can name.
+      error = st;
+      static Device* kept = d;
+      (void)kept;
     } else {
       error = st;
       d->Release();
