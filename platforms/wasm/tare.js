@@ -2,7 +2,8 @@
 // tare.js: the JavaScript API of tare's WebAssembly module (platforms/wasm, docs/PLATFORMS.md),
 // for node and browsers. It wraps the C API of include/tare/tare.h that tare_wasm.js exports.
 //
-//   const tare = await require('./tare.js').init();          // loads tare_wasm.js next to this file
+//   const tare = await require('./tare.js').init();          // node: loads tare_wasm.js next to this file
+//                                                            // (a page: <script src=tare_wasm.js>, <script src=tare.js>, tare.init())
 //   const model = tare.loadModel(bytes);                     // a .tare file's bytes (Uint8Array)
 //   model.inputs, model.outputs                              // [{name, dtype, dims}] (dims: -1 dynamic)
 //   const session = model.createSession({backends: 'ref'});  // 'ref' (default) or 'ref64'
@@ -304,10 +305,17 @@ class Session {
   }
 }
 
-/** Loads the WebAssembly module (tare_wasm.js next to this file, or options.factory). */
+/**
+ * Loads the WebAssembly module: options.factory, else (node) tare_wasm.js next to this file, else
+ * (a page that loaded tare_wasm.js with a <script> tag) its global createTareWasm.
+ */
 async function init(options = {}) {
-  const factory = options.factory || require('./tare_wasm.js');
+  const factory = options.factory ||
+      (typeof require === 'function' ? require('./tare_wasm.js') : globalThis.createTareWasm);
+  if (typeof factory !== 'function') throw invalid('init: tare_wasm.js is not loaded (load it before tare.js in a page)');
   return new Runtime(await factory());
 }
 
-module.exports = {init, TareError, DTYPES, ARRAYS};
+// node: module.exports; a page: the global `tare` (platforms/wasm/demo.html).
+if (typeof module !== 'undefined' && module.exports) module.exports = {init, TareError, DTYPES, ARRAYS};
+else globalThis.tare = {init, TareError, DTYPES, ARRAYS};
