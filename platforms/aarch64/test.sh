@@ -8,7 +8,7 @@
 # Ends with ctest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-exclude=(); build_args=()
+exclude=(); build_args=(-DTARE_LINK_CHECKS=ON)
 if [[ ${1:-} == --ci ]]; then
   # conformance.{ref,ref64}.node: the same cases are hashed bit for bit by bitid.ref / bitid.ref64;
   # conformance.onednn.node: oneDNN 2.6 has only reference convolutions on aarch64 without SVE
