@@ -51,6 +51,7 @@
 #include "converters/onnx/onnx_converter.h"
 #include "format/npy.h"
 #include "runtime/session.h"
+#include "tests/conformance/data_set.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -204,20 +205,7 @@ void AddConformance(const fs::path& data, std::map<std::string, Case>* cases) {
       const fs::path set = e.path() / "test_data_set_0";
       if (!fs::exists(e.path() / "model.onnx") || !fs::is_directory(set)) continue;
       (*cases)[std::string("onnx/") + folder + "/" + e.path().filename().string()] = {
-          (e.path() / "model.onnx").string(), [set](const Graph& g) -> Result<std::vector<NamedTensor>> {
-            std::vector<NamedTensor> in;
-            for (size_t i = 0;; ++i) {
-              const fs::path p = set / ("input_" + std::to_string(i) + ".pb");
-              if (!fs::exists(p)) break;
-              if (i >= g.inputs.size()) return Status::Error("more input files than graph inputs");
-              Result<NamedTensor> t = ReadValueProtoFile(p.string(), g.values[g.inputs[i]].kind);
-              if (!t.ok()) return t.status();
-              if (g.values[g.inputs[i]].dtype == DType::kBFloat16 && t->tensor.dtype == DType::kUInt16)
-                t->tensor.dtype = DType::kBFloat16;  // numpy has no bfloat16: ONNX stores the bits as uint16
-              in.push_back({g.values[g.inputs[i]].name, t->tensor});
-            }
-            return in;
-          }};
+          (e.path() / "model.onnx").string(), [set](const Graph& g) { return ReadDataSetInputs(set, g); }};
     }
   }
 }
@@ -240,32 +228,18 @@ double MaxUlp(const Tensor& a, const Tensor& b) {
     return static_cast<double>(x > y ? static_cast<uint64_t>(x) - static_cast<uint64_t>(y)
                                      : static_cast<uint64_t>(y) - static_cast<uint64_t>(x));
   };
+  auto ulps = [&](auto x, auto y, auto sign_min) {  // x, y: float or double; sign_min: the signed min of their width
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y) ? 0.0 : INFINITY;
+    decltype(sign_min) bx, by;
+    std::memcpy(&bx, &x, sizeof bx);
+    std::memcpy(&by, &y, sizeof by);
+    return dist(key(bx, sign_min), key(by, sign_min));
+  };
+  if (a.dtype != DType::kFloat64 && a.dtype != DType::kFloat32) return -1;
   double worst = 0;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    double d;
-    if (a.dtype == DType::kFloat64) {
-      const double x = a.as<double>()[i], y = b.as<double>()[i];
-      if (std::isnan(x) || std::isnan(y)) { d = std::isnan(x) && std::isnan(y) ? 0 : INFINITY; }
-      else {
-        int64_t bx, by;
-        std::memcpy(&bx, &x, 8);
-        std::memcpy(&by, &y, 8);
-        d = dist(key(bx, INT64_MIN), key(by, INT64_MIN));
-      }
-    } else if (a.dtype == DType::kFloat32) {
-      const float x = a.as<float>()[i], y = b.as<float>()[i];
-      if (std::isnan(x) || std::isnan(y)) { d = std::isnan(x) && std::isnan(y) ? 0 : INFINITY; }
-      else {
-        int32_t bx, by;
-        std::memcpy(&bx, &x, 4);
-        std::memcpy(&by, &y, 4);
-        d = dist(key(bx, INT32_MIN), key(by, INT32_MIN));
-      }
-    } else {
-      return -1;
-    }
-    worst = std::max(worst, d);
-  }
+  for (int64_t i = 0; i < a.numel(); ++i)
+    worst = std::max(worst, a.dtype == DType::kFloat64 ? ulps(a.as<double>()[i], b.as<double>()[i], INT64_MIN)
+                                                       : ulps(a.as<float>()[i], b.as<float>()[i], INT32_MIN));
   return worst;
 }
 

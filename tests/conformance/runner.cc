@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "converters/onnx/onnx_converter.h"
+#include "tests/conformance/data_set.h"
 
 namespace fs = std::filesystem;
 using namespace tare;
@@ -134,17 +135,9 @@ std::string RunCase(const fs::path& dir, const std::string& backend) {
   if (sets.empty()) return "no test data sets";
   const Graph& g = model->graph;
   for (const fs::path& set : sets) {
-    std::vector<NamedTensor> inputs;
-    for (size_t i = 0;; ++i) {
-      fs::path p = set / ("input_" + std::to_string(i) + ".pb");
-      if (!fs::exists(p)) break;
-      if (i >= g.inputs.size()) return "more input files than graph inputs";
-      Result<NamedTensor> t = ReadValueProtoFile(p.string(), g.values[g.inputs[i]].kind);
-      if (!t.ok()) return t.status().message();
-      if (g.values[g.inputs[i]].dtype == DType::kBFloat16 && t->tensor.dtype == DType::kUInt16)
-        t->tensor.dtype = DType::kBFloat16;  // numpy has no bfloat16: ONNX stores the bit patterns as uint16
-      inputs.push_back({g.values[g.inputs[i]].name, t->tensor});
-    }
+    Result<std::vector<NamedTensor>> read = ReadDataSetInputs(set, g);
+    if (!read.ok()) return read.status().message();
+    std::vector<NamedTensor> inputs = std::move(read).value();
     std::vector<NamedTensor> outputs;
     Status st = (*s)->Run(inputs, &outputs);
     if (!st.ok()) return "run: " + st.message();
