@@ -16,7 +16,7 @@
 namespace tare {
 namespace {
 
-constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
+constexpr int64_t kMinOpset = 1, kMaxOpset = 23;
 
 /// ONNX TensorProto -> Tensor (copies the data). Handles raw_data and the typed *_data fields.
 Result<Tensor> FromProto(const onnx::TensorProto& p) {
@@ -380,6 +380,20 @@ class Converter {
       // Scan-8: leading sequence_lens input, batch axis 0, attribute `directions` (see control_flow.cc).
       n.attrs["tare.scan8"].kind = Attr::Kind::kInt;
       n.attrs["tare.scan8"].i = 1;
+    }
+    if (op == "DFT" && opset_ >= 20) {
+      // DFT-20: the axis is the optional input 2 (default -2), no longer an attribute (DFT-17,
+      // default 1). tare's DFT reads the attribute, so a constant axis input becomes one.
+      int64_t axis = -2;
+      if (n.inputs.size() > 2 && n.inputs[2] >= 0) {
+        const Value& a = g_->values[n.inputs[2]];
+        if (!a.is_constant || a.constant.numel() != 1 || a.constant.dtype != DType::kInt64)
+          return Status::Error("DFT-20 input 'axis' must be a constant int64 scalar (tare reads it when converting)");
+        axis = ReadInt(a.constant, 0);
+      }
+      if (n.inputs.size() > 2) n.inputs.resize(2);
+      n.attrs["axis"].kind = Attr::Kind::kInt;
+      n.attrs["axis"].i = axis;
     }
     if (op == "BatchNormalization") n.attrs.erase("spatial");  // opset < 9: always spatial in practice
     if (op == "Dropout") {

@@ -10,8 +10,37 @@
 
 namespace tare {
 
+namespace {
+
+/// BitwiseAnd/Or/Xor (op 0, 1, 2) with broadcasting, BitwiseNot (3), on any integer dtype.
+KernelFn MakeBitwise(int op) {
+  return [op](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const bool ok = VisitInteger(in[0]->dtype, [&](auto e) {
+      using S = typename decltype(e)::S;
+      if (op == 3) {
+        const S* x = in[0]->as<S>();
+        S* y = out[0]->as<S>();
+        for (int64_t i = 0, n = in[0]->numel(); i < n; ++i) y[i] = static_cast<S>(~x[i]);
+      } else if (op == 0) {
+        BroadcastBinary<S, S, S>(*in[0], *in[1], *out[0], [](S a, S b) { return static_cast<S>(a & b); });
+      } else if (op == 1) {
+        BroadcastBinary<S, S, S>(*in[0], *in[1], *out[0], [](S a, S b) { return static_cast<S>(a | b); });
+      } else {
+        BroadcastBinary<S, S, S>(*in[0], *in[1], *out[0], [](S a, S b) { return static_cast<S>(a ^ b); });
+      }
+    });
+    return ok ? Status::Ok() : Status::Error("unsupported dtype " + DTypeName(in[0]->dtype));
+  };
+}
+
+}  // namespace
+
 template <class T>
 Result<KernelFn> MakeBitShift(const Node& node) {
+  if (node.op == "BitwiseAnd") return MakeBitwise(0);
+  if (node.op == "BitwiseOr") return MakeBitwise(1);
+  if (node.op == "BitwiseXor") return MakeBitwise(2);
+  if (node.op == "BitwiseNot") return MakeBitwise(3);
   if (node.op != "BitShift") return Status::Error(node.Where() + ": not BitShift");
   TARE_ASSIGN_OR_RETURN(std::string dir, node.GetString("direction", ""));
   if (dir != "LEFT" && dir != "RIGHT")

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ops/data_dependent.h"
 
 namespace tare {
 namespace layout_ref {
@@ -312,7 +313,7 @@ Result<KernelFn> MakeSplit(const Node& node) {
     const Tensor& x = *in[0];
     const size_t a = static_cast<size_t>(Axis(axis, x.shape.size()));
     std::vector<int64_t> sizes = in.size() > 1 && in[1] ? Ints(in[1]) : std::vector<int64_t>();
-    if (sizes.empty()) sizes.assign(out.size(), x.shape[a] / static_cast<int64_t>(out.size()));
+    if (sizes.empty()) sizes = SplitSizes(x.shape[a], static_cast<int64_t>(out.size()));  // equal, or Split-18's
     const int64_t es = static_cast<int64_t>(DTypeSize(x.dtype));
     const int64_t inner = Prod(x.shape, a + 1, x.shape.size()), outer = Prod(x.shape, 0, a);
     const int64_t row = x.shape[a] * inner * es;
@@ -364,7 +365,7 @@ Result<KernelFn> MakeGather(const Node& node) {
 /// the constant), and each output row either copies those runs or is filled whole.
 Result<KernelFn> MakePad(const Node& node) {
   TARE_ASSIGN_OR_RETURN(std::string mode_s, node.GetString("mode", "constant"));
-  const int mode = mode_s == "reflect" ? 1 : mode_s == "edge" ? 2 : 0;
+  const int mode = mode_s == "reflect" ? 1 : mode_s == "edge" ? 2 : mode_s == "wrap" ? 3 : 0;
   return KernelFn([mode](const Ins& in, const Outs& out) {
     const Tensor& x = *in[0];
     Tensor& y = *out[0];
@@ -400,6 +401,7 @@ Result<KernelFn> MakePad(const Node& node) {
         if (s < lo || s >= lo + len) {
           if (mode == 0) m = -1;
           else if (mode == 2) m = s < lo ? lo : lo + len - 1;
+          else if (mode == 3) m = lo + (((s - lo) % len) + len) % len;  // wrap (Pad-19): the kept range repeats
           else if (period == 0) m = lo;
           else {
             int64_t t = (s - lo) % period;

@@ -120,6 +120,20 @@ Result<KernelFn> MakeMath(const Node& node) {
     // (for either sign of alpha); written this way NaN propagates.
     return FloatMap([alpha](double v) { return v > 0 ? v : alpha * std::expm1(v / alpha); });
   }
+  if (op == "Gelu") {
+    TARE_ASSIGN_OR_RETURN(std::string approximate, node.GetString("approximate", "none"));
+    if (approximate == "tanh")
+      return FloatMap([](double v) {
+        const double k = std::sqrt(2.0 / 3.14159265358979323846);
+        return 0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v)));
+      });
+    return FloatMap([](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+  }
+  if (op == "Mish")
+    return FloatMap([](double v) {
+      const double sp = v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+      return v * std::tanh(sp);
+    });
   if (op == "IsNaN") return FloatTest([](double v) { return std::isnan(v); });
   if (op == "IsInf") {
     TARE_ASSIGN_OR_RETURN(int64_t neg, node.GetInt("detect_negative", 1));

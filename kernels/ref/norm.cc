@@ -8,6 +8,11 @@
 //   LayerNormalization, per normalized block of K elements: mean and var as above;
 //     inv = 1 / sqrt(var + eps) (sqrt rounded, then the division); y = (((x - mean) * inv) *
 //     scale[k]) + B[k] (no B: the addition is skipped). Outputs Mean = mean, InvStdDev = inv.
+//   GroupNormalization, per (n, group) over its K = C / num_groups * spatial elements: mean and
+//     var as above; den = sqrt(var + eps); y = (((x - mean) / den) * scale) + bias, scale and bias
+//     of the channel (or of the group, -18's per-group form).
+//   RMSNormalization, per normalized block of K elements: ms = (0 + x0^2 + x1^2 + ...) / K (each
+//     square rounded, index order); inv = 1 / sqrt(ms + eps); y = (x * inv) * scale[k].
 //   LRN, per (n, c, spatial position): acc = 0 + x_lo^2 + ... + x_hi^2 (channels increasing, each
 //     square rounded); base = bias + (coef * acc) with coef = alpha / size rounded once to T;
 //     den = pow(base, beta) in double rounded once; y = x / den.
@@ -238,6 +243,62 @@ Result<KernelFn> MakeNorm(const Node& node) {
         }
         if (mean_out) mean_out[row] = mean;
         if (inv_out) inv_out[row] = inv;
+      }
+      return Status::Ok();
+    });
+  }
+  if (node.op == "GroupNormalization") {
+    TARE_ASSIGN_OR_RETURN(int64_t groups, node.GetInt("num_groups", 1));
+    return KernelFn([eps, groups](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const Tensor& xt = *in[0];
+      const int64_t n = xt.shape[0], c_count = xt.shape[1], per = c_count / groups;
+      int64_t k = 1;  // elements per (n, c)
+      for (size_t i = 2; i < xt.shape.size(); ++i) k *= xt.shape[i];
+      const bool per_group = in[1]->numel() != c_count;  // GroupNormalization-18's [num_groups]
+      const T* x = xt.as<T>();
+      const T* scale = in[1]->as<T>();
+      const T* b = in[2]->as<T>();
+      T* y = out[0]->as<T>();
+      for (int64_t ni = 0; ni < n; ++ni) {
+        for (int64_t g = 0; g < groups; ++g) {
+          const int64_t off = (ni * c_count + g * per) * k;
+          T mean, var;
+          MeanVar(x + off, per * k, &mean, &var);
+          const T den = std::sqrt(static_cast<T>(var + eps));
+          for (int64_t c = g * per; c < (g + 1) * per; ++c) {
+            const T sc = scale[per_group ? g : c], bc = b[per_group ? g : c];
+            const int64_t base = (ni * c_count + c) * k;
+            for (int64_t i = 0; i < k; ++i) {
+              T v = (x[base + i] - mean) / den;
+              v = v * sc;
+              y[base + i] = v + bc;
+            }
+          }
+        }
+      }
+      return Status::Ok();
+    });
+  }
+  if (node.op == "RMSNormalization") {
+    TARE_ASSIGN_OR_RETURN(int64_t axis_attr, node.GetInt("axis", -1));
+    return KernelFn([eps, axis_attr](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const Tensor& xt = *in[0];
+      const int64_t r = static_cast<int64_t>(xt.shape.size());
+      const int64_t axis = axis_attr < 0 ? axis_attr + r : axis_attr;
+      const Shape dims(xt.shape.begin() + axis, xt.shape.end());
+      int64_t k = 1, rows = 1;
+      for (int64_t d : dims) k *= d;
+      for (int64_t i = 0; i < axis; ++i) rows *= xt.shape[static_cast<size_t>(i)];
+      const std::vector<T> scale = ExpandToBlock<T>(*in[1], dims);
+      const T* x = xt.as<T>();
+      T* y = out[0]->as<T>();
+      for (int64_t row = 0; row < rows; ++row) {
+        const T* xr = x + row * k;
+        T acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc = acc + static_cast<T>(xr[i] * xr[i]);
+        const T ms = acc / static_cast<T>(k);
+        const T inv = T(1) / std::sqrt(static_cast<T>(ms + eps));
+        for (int64_t i = 0; i < k; ++i) y[row * k + i] = static_cast<T>(xr[i] * inv) * scale[static_cast<size_t>(i)];
       }
       return Status::Ok();
     });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/exec/narrow_float.h"
+
 namespace tare {
 namespace {
 
@@ -32,7 +34,13 @@ Result<std::vector<ValueInfo>> InferNode(const Node& node, const std::vector<Val
                            " does not take strings");
   }
   InferContext ctx{node, in, std::vector<ValueInfo>(node.outputs.size())};
-  TARE_RETURN_IF_ERROR(spec->infer(ctx));
+  const Status native = spec->infer(ctx);
+  if (!native.ok() && !native.needs_value()) {
+    // float16 / bfloat16 inputs of an op that does not take them: computed in float (narrow_float.h).
+    TARE_ASSIGN_OR_RETURN(ctx.out, InferInFloat(*spec, node, in, native));
+  } else if (!native.ok()) {
+    return native;
+  }
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i] >= 0 && !ctx.out[i].present)
       return Status::Error(node.Where() + ": output " + std::to_string(i) + " is not produced by this op");

@@ -1,6 +1,8 @@
 // The op table of MakeRefKernel (runtime/exec/ref_kernel.h).
 #include "runtime/exec/ref_kernel.h"
 
+#include "runtime/exec/narrow_float.h"
+
 namespace tare {
 
 Result<KernelFn> MakeRefKernel(const Node& node, DType compute) {
@@ -18,7 +20,9 @@ Result<KernelFn> MakeRefKernel(const Node& node, DType compute) {
     if (node.op == e.name && domain == e.domain) {
       Result<KernelFn> k = compute == DType::kFloat64 ? e.f64(node) : e.f32(node);
       if (!k.ok()) return k.status();
-      return k;
+      const OpSpec* spec = FindOp(node);
+      if (!spec) return std::move(k).value();
+      return ComputeNarrowInFloat(*spec, node, std::move(k).value(), compute);
     }
   }
   return Status::Error(node.Where() + ": op is not supported by the reference backend");

@@ -21,4 +21,14 @@ void NmsSelect(const Tensor& boxes, const Tensor& scores, int64_t max_out, doubl
 bool UniqueGroupSlices(const Tensor& x, int64_t axis, bool sorted, std::vector<int64_t>* first,
                        std::vector<int64_t>* counts, std::vector<int64_t>* inverse);
 
+/// Split-18's chunk sizes of a dim split into n outputs (n >= 1): ceil(dim / n) each, the last
+/// one what remains (<= 0 when dim cannot give n chunks of that size; the spec rejects that).
+/// When n divides dim, these are Split-13's equal parts.
+inline std::vector<int64_t> SplitSizes(int64_t dim, int64_t n) {
+  const int64_t chunk = (dim + n - 1) / n;
+  std::vector<int64_t> sizes(static_cast<size_t>(n), chunk);
+  sizes.back() = dim - chunk * (n - 1);
+  return sizes;
+}
+
 }  // namespace tare

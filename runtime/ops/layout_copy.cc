@@ -3,9 +3,10 @@
 //     y.dims[i] = x.dims[perm[i]].
 //   Concat (ONNX Concat-13): attribute axis (required, in [-r, r)); >= 1 inputs of equal dtype and
 //     rank >= 1 whose dims agree except on axis; y's axis dim is their sum.
-//   Split (ONNX Split-13): attribute axis=0; optional input 1 `split` (integer, known, one entry
-//     >= 0 per output, summing to the axis dim); without it the dim is split into equal parts, one
-//     per output, and must be divisible by the number of outputs.
+//   Split (ONNX Split-18): attribute axis=0; optional input 1 `split` (integer, known, one entry
+//     >= 0 per output, summing to the axis dim); or attribute num_outputs (Split-18, equal to the
+//     output count): chunks of ceil(dim / num_outputs), the last smaller; with neither (Split-13)
+//     the dim is split into equal parts, one per output, and must be divisible by their number.
 //   Slice (ONNX Slice-13): inputs starts, ends (known integers), optional axes (default 0..n-1, in
 //     [-r, r), no duplicates) and steps (default 1, nonzero). Negative starts/ends get the dim
 //     added; then for step > 0 start and end are clamped to [0, dim], for step < 0 start to
@@ -18,13 +19,15 @@
 //   Pad (ONNX Pad-13, plus Pad-18's optional `axes` input 3): input 1 `pads` (known integers,
 //     [b_1..b_n, e_1..e_n] for the n padded axes, default all axes), optional input 2
 //     `constant_value` (one element of x's dtype, default 0; ignored by edge/reflect), attribute
-//     mode=constant|reflect|edge.
+//     mode=constant|reflect|edge|wrap (wrap: Pad-19).
 //     Negative pads crop: the cropped range is removed first (the crop on one axis may not exceed
 //     its dim), then the remaining range is padded: constant fills the value, edge repeats the
 //     border element, reflect mirrors without repeating the border (numpy.pad 'reflect', repeated
-//     when the pad is longer than the range). edge/reflect need a non-empty range to pad.
+//     when the pad is longer than the range), wrap repeats the range periodically (numpy.pad
+//     'wrap'). edge/reflect/wrap need a non-empty range to pad.
 #include <algorithm>
 
+#include "runtime/ops/data_dependent.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {
@@ -104,6 +107,7 @@ Status InferSplit(InferContext& ctx) {
   if (n_out < 1) return ctx.Error("needs at least one output");
   std::vector<int64_t> sizes;
   if (ctx.has(1)) {
+    if (ctx.node.has("num_outputs")) return ctx.Error("give input 'split' or attribute 'num_outputs', not both");
     TARE_ASSIGN_OR_RETURN(sizes, ctx.KnownInts(1, "split"));
     if (static_cast<int64_t>(sizes.size()) != n_out)
       return ctx.Error("input 'split' has " + std::to_string(sizes.size()) + " entries for " + std::to_string(n_out) + " outputs");
@@ -115,6 +119,15 @@ Status InferSplit(InferContext& ctx) {
     if (sum != x[axis])
       return ctx.Error("input 'split' " + ShapeStr(sizes) + " sums to " + std::to_string(sum) + ", axis " +
                        std::to_string(axis) + " has dim " + std::to_string(x[axis]));
+  } else if (ctx.node.has("num_outputs")) {
+    // Split-18: chunks of ceil(dim / num_outputs), the last one smaller when dim is not a multiple.
+    TARE_ASSIGN_OR_RETURN(int64_t num, ctx.node.GetInt("num_outputs", 0));
+    if (num != n_out)
+      return ctx.Error("attribute 'num_outputs' is " + std::to_string(num) + " but the node has " + std::to_string(n_out) + " outputs");
+    sizes = SplitSizes(x[axis], n_out);
+    if (sizes.back() <= 0 && x[axis] > 0)
+      return ctx.Error("dim " + std::to_string(x[axis]) + " of axis " + std::to_string(axis) + " cannot be split into " +
+                       std::to_string(n_out) + " chunks of " + std::to_string(sizes[0]) + " (the last would be empty)");
   } else {
     if (x[axis] % n_out != 0)
       return ctx.Error("dim " + std::to_string(x[axis]) + " of axis " + std::to_string(axis) + " cannot be split into " +
@@ -221,8 +234,8 @@ Status InferPad(InferContext& ctx) {
   const Shape& x = ctx.in[0].shape;
   const int64_t r = static_cast<int64_t>(x.size());
   TARE_ASSIGN_OR_RETURN(std::string mode, ctx.node.GetString("mode", "constant"));
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return ctx.Error("attribute 'mode' must be constant, reflect or edge, got '" + mode + "'");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return ctx.Error("attribute 'mode' must be constant, reflect, edge or wrap (Pad-19), got '" + mode + "'");
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.KnownInts(1, "pads"));
   std::vector<int64_t> axes(x.size());
   for (int64_t i = 0; i < r; ++i) axes[i] = i;

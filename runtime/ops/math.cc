@@ -9,6 +9,8 @@
 //   Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0; bias (float, default 0.0),
 //     lambd (float, default 0.5).
 //   Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha (float, default 1.0, nonzero).
+//   Gelu (ONNX Gelu-20): approximate = "none" (default): 0.5 x (1 + erf(x / sqrt 2)); "tanh":
+//     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). Mish (ONNX Mish-18): x tanh(ln(1 + e^x)).
 //   IsInf: true for +inf when detect_positive (int, default 1), for -inf when detect_negative
 //     (int, default 1); both attributes 0 or 1.
 #include "runtime/ops/elementwise.h"
@@ -26,6 +28,11 @@ Status InferMath(InferContext& ctx) {
   if (op == "Celu") {
     TARE_ASSIGN_OR_RETURN(float alpha, ctx.node.GetFloat("alpha", 1.0f));
     if (alpha == 0.0f) return ctx.Error("attribute alpha must be nonzero");
+  }
+  if (op == "Gelu") {
+    TARE_ASSIGN_OR_RETURN(std::string approximate, ctx.node.GetString("approximate", "none"));
+    if (approximate != "none" && approximate != "tanh")
+      return ctx.Error("attribute approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
   }
   if (op == "IsInf") {
     for (const char* a : {"detect_negative", "detect_positive"}) {

@@ -14,6 +14,16 @@
 //     to X.shape[axis:] (numpy rules; their dims aligned with axes before `axis` must be 1).
 //     Attributes: axis=-1 (in [-r, r)), epsilon=1e-5, stash_type=1 (only 1, float32, is
 //     supported). Optional outputs Mean and InvStdDev: float32, shape X.shape[:axis] + [1]*(r-axis).
+//   GroupNormalization (ONNX GroupNormalization-21; -18): X (N, C, D1..Dn), n >= 0, scale and bias
+//     of shape (C) (-21: per channel) or (num_groups) (-18: per group; the converter keeps the
+//     model's, the shapes tell them apart, and they agree when num_groups == C); per (n, group of
+//     C / num_groups consecutive channels): mean and population variance over the group's
+//     channels and spatial elements, y = (x - mean) / sqrt(var + epsilon) * scale + bias.
+//     Attributes: num_groups (required, >= 1, divides C), epsilon=1e-5, stash_type=1 (only 1).
+//   RMSNormalization (ONNX RMSNormalization-23): X (rank r >= 1), scale broadcast to
+//     X.shape[axis:] as LayerNormalization's; per normalized block of K elements:
+//     y = x / sqrt(sum(x^2) / K + epsilon) * scale. Attributes: axis=-1, epsilon=1e-5,
+//     stash_type=1 (only 1).
 //   LRN (ONNX LRN-13): X (N, C, D1..Dn), n >= 0; across channels, with the window
 //     [max(0, c - floor((size-1)/2)), min(C-1, c + ceil((size-1)/2))]:
 //     y = x / (bias + alpha / size * sum_window x^2) ^ beta. Attributes: size (required, >= 1),
@@ -82,9 +92,30 @@ Status InferNorm(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   if (op == "LRN" || op == "MeanVarianceNormalization" || op == "LpNormalization") return InferElementwiseNorm(ctx);
   TARE_RETURN_IF_ERROR(CheckEpsilon(ctx));
-  if (op == "LayerNormalization") {
-    TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
-    const char* names[] = {"X", "Scale", "B"};
+  if (op == "GroupNormalization") {
+    TARE_RETURN_IF_ERROR(ctx.ExpectInputs(3, 3));
+    TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({"X", "scale", "bias"}));
+    const Shape& x = ctx.in[0].shape;
+    if (x.size() < 2) return ctx.Error("X must have rank >= 2 (N, C, ...), got shape " + ShapeStr(x));
+    if (!ctx.node.has("num_groups")) return ctx.Error("attribute 'num_groups' is required");
+    TARE_ASSIGN_OR_RETURN(int64_t groups, ctx.node.GetInt("num_groups", 0));
+    TARE_ASSIGN_OR_RETURN(int64_t stash, ctx.node.GetInt("stash_type", 1));
+    if (stash != 1) return ctx.Error("attribute 'stash_type' must be 1 (float32), got " + std::to_string(stash));
+    if (groups < 1 || x[1] % groups != 0)
+      return ctx.Error("attribute 'num_groups' = " + std::to_string(groups) + " must be >= 1 and divide C = " +
+                       std::to_string(x[1]));
+    for (size_t i : {1, 2})
+      if (ctx.in[i].shape != Shape{x[1]} && ctx.in[i].shape != Shape{groups})
+        return ctx.Error(std::string("input ") + (i == 1 ? "scale" : "bias") + " must have shape [" + std::to_string(x[1]) +
+                         "] (per channel, GroupNormalization-21) or [" + std::to_string(groups) +
+                         "] (per group, -18), got " + ShapeStr(ctx.in[i].shape));
+    ctx.SetOut(0, DType::kFloat32, x);
+    return Status::Ok();
+  }
+  if (op == "LayerNormalization" || op == "RMSNormalization") {
+    const bool rms = op == "RMSNormalization";
+    TARE_RETURN_IF_ERROR(rms ? ctx.ExpectInputs(2, 2) : ctx.ExpectInputs(2, 3));
+    const char* names[] = {"X", rms ? "scale" : "Scale", "B"};
     TARE_RETURN_IF_ERROR(ctx.ExpectFloat32({names[0], names[1], names[2]}));
     const Shape& x = ctx.in[0].shape;
     const int64_t r = static_cast<int64_t>(x.size());
@@ -107,9 +138,10 @@ Status InferNorm(InferContext& ctx) {
                          " does not broadcast to the normalized shape of X " + ShapeStr(x) + " from axis " +
                          std::to_string(axis));
     }
+    ctx.SetOut(0, DType::kFloat32, x);
+    if (rms) return Status::Ok();
     Shape stat(x.begin(), x.begin() + axis);
     stat.resize(x.size(), 1);
-    ctx.SetOut(0, DType::kFloat32, x);
     ctx.SetOut(1, DType::kFloat32, stat);
     ctx.SetOut(2, DType::kFloat32, stat);
     return Status::Ok();

@@ -117,6 +117,10 @@ Status InferQuant(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   const DType f32 = DType::kFloat32, any8 = DType::kUndefined;
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+    // QuantizeLinear/DequantizeLinear-21 forms tare does not compute yet: refused by name.
+    TARE_ASSIGN_OR_RETURN(int64_t block_size, ctx.node.GetInt("block_size", 0));
+    if (block_size != 0) return ctx.Error("attribute 'block_size' (blocked quantization, opset 21) is not supported");
+    if (ctx.node.has("output_dtype")) return ctx.Error("attribute 'output_dtype' (opset 21) is not supported");
     TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     const DType xt = ctx.in[0].dtype;
     const bool q = op == "QuantizeLinear";

@@ -10,11 +10,11 @@
 // Dtypes: float32 and float64 for every op; int32, int64, uint32, uint64 also for Sum, SumSquare,
 // L1, Prod, Max, Min (integer arithmetic wraps around, two's complement); int8 and uint8 also for
 // Max and Min. Mean, L2, LogSum and LogSumExp are float only (float16 is not supported).
-// Axes: every op but ReduceSum reads the attribute `axes` (Reduce*-13); ReduceSum reads the
-// optional int64 input 1 (`axes`, known at plan time; an `axes` attribute is rejected). Each axis
-// is in [-r, r), no duplicates. Empty or absent axes reduce every axis, except ReduceSum with
-// noop_with_empty_axes=1, which then returns the input unchanged.
-// Attributes: keepdims=1 (reduced dims kept as 1; 0 drops them), noop_with_empty_axes=0 (ReduceSum).
+// Axes: the optional int64 input 1 (`axes`, known at plan time; Reduce*-18, ReduceSum-13) or the
+// attribute `axes` (Reduce*-13 and TFLite's reductions), not both. Each axis is in [-r, r), no
+// duplicates. Empty or absent axes reduce every axis, unless noop_with_empty_axes=1 (Reduce*-18,
+// ReduceSum-13), which then returns the input unchanged.
+// Attributes: keepdims=1 (reduced dims kept as 1; 0 drops them), noop_with_empty_axes=0.
 #include <algorithm>
 
 #include "runtime/ops/specs.h"
@@ -36,8 +36,7 @@ bool DTypeOk(const std::string& op, DType t) {
 
 Status InferReduce(InferContext& ctx) {
   const std::string& op = ctx.node.op;
-  const bool sum = op == "ReduceSum";
-  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, sum ? 2 : 1));
+  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 2));
   const ValueInfo& x = ctx.in[0];
   if (!DTypeOk(op, x.dtype))
     return ctx.Error("input data of type " + DTypeName(x.dtype) + " is not supported by " + op +
@@ -45,13 +44,11 @@ Status InferReduce(InferContext& ctx) {
                           ? " (float32 or float64 only)"
                           : ""));
   std::vector<int64_t> axes;
-  if (sum) {
-    if (ctx.node.has("axes")) return ctx.Error("ReduceSum-13 takes axes as input 1, not as an attribute");
-    if (ctx.has(1)) {
-      if (ctx.in[1].dtype != DType::kInt64)
-        return ctx.Error("input axes must be int64, got " + DTypeName(ctx.in[1].dtype));
-      TARE_ASSIGN_OR_RETURN(axes, ctx.KnownInts(1, "axes"));
-    }
+  if (ctx.has(1)) {
+    if (ctx.node.has("axes")) return ctx.Error("axes given both as input 1 and as an attribute");
+    if (ctx.in[1].dtype != DType::kInt64)
+      return ctx.Error("input axes must be int64, got " + DTypeName(ctx.in[1].dtype));
+    TARE_ASSIGN_OR_RETURN(axes, ctx.KnownInts(1, "axes"));
   } else {
     TARE_ASSIGN_OR_RETURN(axes, ctx.node.GetInts("axes"));
   }
@@ -61,7 +58,6 @@ Status InferReduce(InferContext& ctx) {
     return ctx.Error("attribute 'keepdims' must be 0 or 1, got " + std::to_string(keepdims));
   if (noop != 0 && noop != 1)
     return ctx.Error("attribute 'noop_with_empty_axes' must be 0 or 1, got " + std::to_string(noop));
-  if (noop && !sum) return ctx.Error("attribute 'noop_with_empty_axes' is only defined for ReduceSum");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   if (axes.empty() && noop) {
     ctx.SetOut(0, x.dtype, x.shape);

@@ -57,11 +57,19 @@ Status InferResize(InferContext& ctx) {
   TARE_RETURN_IF_ERROR(CheckOneOf(ctx, "mode", mode, {"nearest", "linear", "cubic"}));
   TARE_RETURN_IF_ERROR(CheckOneOf(ctx, "coordinate_transformation_mode", ctm,
                                   {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                                   "tf_crop_and_resize", "tf_half_pixel_for_nn"}));
+                                   "tf_crop_and_resize", "tf_half_pixel_for_nn"}));  // not half_pixel_symmetric (Resize-19)
   TARE_RETURN_IF_ERROR(
       CheckOneOf(ctx, "nearest_mode", nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}));
   if (exclude != 0 && exclude != 1)
     return ctx.Error("attribute 'exclude_outside' must be 0 or 1, got " + std::to_string(exclude));
+  // Resize-18/19 forms tare does not compute yet: refused by name rather than resized without them.
+  TARE_ASSIGN_OR_RETURN(int64_t antialias, node.GetInt("antialias", 0));
+  TARE_ASSIGN_OR_RETURN(std::string policy, node.GetString("keep_aspect_ratio_policy", "stretch"));
+  if (antialias != 0 && mode != "nearest")
+    return ctx.Error("attribute 'antialias' = 1 (Resize-18) is not supported");
+  if (policy != "stretch")
+    return ctx.Error("attribute 'keep_aspect_ratio_policy' = '" + policy + "' (Resize-18) is not supported; only 'stretch'");
+  if (node.has("axes")) return ctx.Error("attribute 'axes' (Resize-18) is not supported; give scales or sizes for every axis");
   if (!std::isfinite(cubic_a)) return ctx.Error("attribute 'cubic_coeff_a' must be finite");
   if (mode != "nearest" && x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64)
     return ctx.Error("mode '" + mode + "' needs a float32 or float64 X, got " + DTypeName(x.dtype));

@@ -6,7 +6,8 @@
 //
 // For every case folder (model.onnx + test_data_set_*/{input_*,output_*}.pb): convert the model,
 // run each data set, compare every output as ONNX's backend test does (numpy assert_allclose with
-// rtol 1e-3, atol 1e-7; exact for integer and bool outputs; NaN equals NaN). Each case runs in a
+// rtol 1e-3, atol 1e-7; exact for integer and bool outputs; NaN equals NaN; a float16 or bfloat16
+// output within one ULP of its type at the expected value). Each case runs in a
 // forked child with a time limit, so a crash or hang is reported as that case's failure.
 // The expected-failures file lists `case_name  reason...` lines (# comments allowed); every entry
 // must give a reason. The run fails if a case not listed fails, or if a listed case passes (the
@@ -105,7 +106,16 @@ std::string Compare(const Tensor& got, const Tensor& want) {
     const double g = ReadDouble(got, i), w = ReadDouble(want, i);
     if (std::isnan(w) && std::isnan(g)) continue;
     if (std::isinf(w) && g == w) continue;
-    if (!(std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w))) {
+    double tol = 1e-7 + 1e-3 * std::fabs(w);
+    if (want.dtype == DType::kFloat16 || want.dtype == DType::kBFloat16) {
+      // A narrow float output: within one unit in the last place of the narrow type at w (both
+      // sides compute in float and round once, so they differ by at most one rounding step).
+      const bool half = want.dtype == DType::kFloat16;
+      int e = 0;
+      std::frexp(std::fabs(w), &e);
+      tol = std::ldexp(1.0, std::max(e - 1, half ? -14 : -126) - (half ? 10 : 7));
+    }
+    if (!(std::fabs(g - w) <= tol)) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "element %lld: %.9g, expected %.9g", static_cast<long long>(i), g, w);
       return buf;

@@ -196,7 +196,10 @@ TEST_CASE("Pad constant, reflect, edge, negative pads, axes") {
   // Pad-18 axes input: pad only axis -1 by (1, 0); int64 data and constant value.
   Check(NodeOf("Pad"), {I64({2, 2}, {1, 2, 3, 4}), I64({2}, {1, 0}), I64({}, {-5}), I64({1}, {-1})},
         {{{2, 3}, {-5, 1, 2, -5, 3, 4}, kI64}});
-  CheckFails(NodeOf("Pad").Attr("mode", "wrap"), {x, I64({4}, {0, 0, 0, 0})}, "mode");
+  CheckFails(NodeOf("Pad").Attr("mode", "symmetric"), {x, I64({4}, {0, 0, 0, 0})}, "mode");
+  // Pad-19 wrap, pads [0,2,0,1]: numpy.pad(x, ((0, 0), (2, 1)), 'wrap') (hand-checked).
+  Check(NodeOf("Pad").Attr("mode", "wrap"), {x, I64({4}, {0, 2, 0, 1})},
+        {{{2, 6}, {2, 3, 1, 2, 3, 1, 5, 6, 4, 5, 6, 4}}});
   CheckFails(NodeOf("Pad"), {x, I64({2}, {0, 0})}, "expected 4");
   CheckFails(NodeOf("Pad"), {x, I64({4}, {0, -2, 0, -2})}, "crop more than dim 3");
   CheckFails(NodeOf("Pad").Attr("mode", "edge"), {F32({2, 0}, {}), I64({4}, {0, 1, 0, 0})}, "no elements");

@@ -70,18 +70,18 @@ TEST_CASE("ReduceMax float and integer, NaN and empty extents") {
 TEST_CASE("Reductions reject what they cannot compute") {
   CheckFails(NodeOf("ReduceSum"), {X23(), I64({1}, {2})}, "out of range");
   CheckFails(NodeOf("ReduceSum"), {X23(), I64({2}, {1, -1})}, "repeated");
-  CheckFails(NodeOf("ReduceSum").Attr("axes", std::vector<int64_t>{0}), {X23()}, "input 1");
+  CheckFails(NodeOf("ReduceSum").Attr("axes", std::vector<int64_t>{0}), {X23(), I64({1}, {0})}, "both");
   CheckFails(NodeOf("ReduceSum"), {X23(), F32({1}, {1})}, "int64");
   CheckFails(NodeOf("ReduceMean").Attr("axes", std::vector<int64_t>{-3}), {X23()}, "out of range");
-  CheckFails(NodeOf("ReduceMean"), {X23(), I64({1}, {0})}, "expects 1 inputs");
+  CheckFails(NodeOf("ReduceMean"), {X23(), I64({1}, {0}), I64({1}, {0})}, "expects 1 to 2 inputs");
   CheckFails(NodeOf("ReduceMean"), {I64({2}, {1, 2})}, "float32 or float64 only");
   CheckFails(NodeOf("ReduceLogSumExp"), {Make(DType::kInt32, {2}, {1, 2})}, "not supported");
   CheckFails(NodeOf("ReduceProd"), {Make(DType::kUInt8, {2}, {1, 2})}, "not supported");
-  CheckFails(NodeOf("ReduceL2"), {Make(DType::kFloat16, {2}, {1, 2})}, "not supported");
+  CheckFails(NodeOf("ReduceL2"), {Make(DType::kInt32, {2}, {1, 2})}, "not supported");
   CheckFails(NodeOf("ReduceMin").Attr("axes", std::vector<int64_t>{1, 1}), {X23()}, "repeated");
   CheckFails(NodeOf("ReduceL1").Attr("axes", std::vector<int64_t>{2}), {X23()}, "out of range");
   CheckFails(NodeOf("ReduceMax").Attr("keepdims", int64_t{2}), {X23()}, "keepdims");
-  CheckFails(NodeOf("ReduceMax").Attr("noop_with_empty_axes", int64_t{1}), {X23()}, "only defined for ReduceSum");
+  CheckFails(NodeOf("ReduceMax").Attr("noop_with_empty_axes", int64_t{2}), {X23()}, "noop_with_empty_axes");
   CheckFails(NodeOf("ReduceMax").Attr("axes", std::vector<int64_t>{0}), {F32({}, {1})}, "scalar");
 }
 
@@ -150,4 +150,15 @@ TEST_CASE("ReduceLogSum and ReduceLogSumExp") {
   Check(NodeOf("ReduceLogSumExp").Attr("axes", std::vector<int64_t>{1}), {F32({2, 2}, {-kInf, -kInf, kInf, 0})},
         {{{2, 1}, {-kInf, kInf}}});
   Check(NodeOf("ReduceLogSumExp").Attr("axes", std::vector<int64_t>{0}), {F32({0, 1}, {})}, {{{1, 1}, {-kInf}}});
+}
+
+TEST_CASE("Reduce*-18: axes as input 1, noop_with_empty_axes, float16 computed in float") {
+  // X23 = [[1, 2, 3], [4, 5, 6]]: means of the columns 2.5, 3.5, 4.5; sums 5, 7, 9 (hand-computed).
+  Check(NodeOf("ReduceMean"), {X23(), I64({1}, {0})}, {{{1, 3}, {2.5, 3.5, 4.5}}});
+  Check(NodeOf("ReduceSum").Attr("axes", std::vector<int64_t>{0}), {X23()}, {{{1, 3}, {5, 7, 9}}});
+  Check(NodeOf("ReduceMax").Attr("noop_with_empty_axes", int64_t{1}), {X23(), I64({0}, {})}, {{{2, 3}, {1, 2, 3, 4, 5, 6}}});
+  Check(NodeOf("ReduceMax").Attr("noop_with_empty_axes", int64_t{1}), {X23()}, {{{2, 3}, {1, 2, 3, 4, 5, 6}}});
+  // ReduceL2 of float16 [1, 2]: sqrt(5) = 2.2360679..., rounded once to float16: 1145 * 2^-9.
+  Check(NodeOf("ReduceL2").Attr("keepdims", int64_t{0}), {Make(DType::kFloat16, {2}, {1, 2})},
+        {{{}, {2.236328125}, DType::kFloat16}});
 }

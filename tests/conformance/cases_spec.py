@@ -1,0 +1,221 @@
+"""The cases make_cases.py writes: one call of case() each. numpy references (ref=) are written from
+each operator's ONNX spec text (the changelog entry named in the comment), not from tare."""
+import numpy as np
+from onnx import TensorProto, helper
+
+from make_cases import BF16, RNG, case
+
+F16, F32 = TensorProto.FLOAT16, TensorProto.FLOAT
+
+
+def r(*shape, scale=1.0, dtype=np.float32):
+    return (RNG.standard_normal(shape) * scale).astype(dtype)
+
+
+def i64(*v):
+    return np.array(v, dtype=np.int64)
+
+
+# ---- float16 / bfloat16 compute (issue 20 item 2): each op computed in float, rounded once -------
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+x16 = r(2, 3, 5, dtype=np.float16)
+case("test_fp16_softmax", "Softmax", [("x", x16)], opset=13, attrs=dict(axis=-1),
+     ref=lambda x: softmax(x.astype(np.float32)).astype(np.float16))
+case("test_fp16_reduce_sum", "ReduceSum", [("x", x16)], opset=13, inits=[("axes", i64(1))], attrs=dict(keepdims=0),
+     ref=lambda x: x.astype(np.float32).sum(axis=1).astype(np.float16))
+# The sum passes 65504 on the way (60000 + 60000) and ends at 60000: a float accumulator stays finite.
+big = np.array([[60000, 60000, -60000]], dtype=np.float16)
+case("test_fp16_reduce_sum_no_overflow", "ReduceSum", [("x", big)], opset=13, inits=[("axes", i64(1))],
+     ref=lambda x: x.astype(np.float32).sum(axis=1, keepdims=True).astype(np.float16))
+# An output above 65504 is inf (65520 and up round to inf).
+case("test_fp16_add_overflow", "Add", [("a", np.array([60000, 65504, -60000, 1], dtype=np.float16)),
+                                       ("b", np.array([6000, 16, -6000, 2], dtype=np.float16))], opset=14,
+     ref=lambda a, b: (a.astype(np.float32) + b.astype(np.float32)).astype(np.float16))
+case("test_fp16_relu", "Relu", [("x", x16)], opset=14, ref=lambda x: np.maximum(x, 0))
+case("test_fp16_sigmoid", "Sigmoid", [("x", x16)], opset=13,
+     ref=lambda x: (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float16))
+case("test_fp16_tanh", "Tanh", [("x", x16)], opset=13, ref=lambda x: np.tanh(x.astype(np.float64)).astype(np.float16))
+case("test_fp16_conv", "Conv", [("x", r(1, 3, 6, 6, dtype=np.float16))], opset=11,
+     inits=[("w", r(4, 3, 3, 3, scale=0.3, dtype=np.float16)), ("b", r(4, dtype=np.float16))], attrs=dict(pads=[1, 1, 1, 1]))
+case("test_fp16_matmul", "MatMul", [("a", r(2, 3, 16, dtype=np.float16)), ("b", r(16, 4, dtype=np.float16))], opset=13,
+     ref=lambda a, b: (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+case("test_fp16_gemm", "Gemm", [("a", r(3, 8, dtype=np.float16))], opset=13,
+     inits=[("b", r(5, 8, dtype=np.float16)), ("c", r(5, dtype=np.float16))], attrs=dict(transB=1))
+case("test_fp16_layer_norm", "LayerNormalization", [("x", r(2, 4, 8, dtype=np.float16))], opset=17,
+     inits=[("scale", r(8, dtype=np.float16)), ("bias", r(8, dtype=np.float16))], attrs=dict(axis=-1))
+case("test_fp16_max_pool", "MaxPool", [("x", r(1, 2, 5, 5, dtype=np.float16))], opset=12,
+     attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+case("test_fp16_avg_pool", "AveragePool", [("x", r(1, 2, 5, 5, dtype=np.float16))], opset=11,
+     attrs=dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+case("test_fp16_global_avg_pool", "GlobalAveragePool", [("x", r(1, 3, 4, 4, dtype=np.float16))], opset=13)
+case("test_fp16_batchnorm", "BatchNormalization", [("x", r(1, 3, 4, 4, dtype=np.float16))], opset=15,
+     inits=[("s", r(3, dtype=np.float16)), ("b", r(3, dtype=np.float16)), ("m", r(3, dtype=np.float16)),
+            ("v", np.abs(r(3, dtype=np.float16)) + np.float16(0.5))])
+case("test_fp16_erf", "Erf", [("x", x16)], opset=13)
+case("test_fp16_sqrt", "Sqrt", [("x", np.abs(x16))], opset=13, ref=lambda x: np.sqrt(x.astype(np.float64)).astype(np.float16))
+case("test_fp16_resize_linear", "Resize", [("x", r(1, 1, 3, 3, dtype=np.float16))], opset=13,
+     inits=[("roi", np.zeros(0, np.float32)), ("scales", np.array([1, 1, 2, 2], np.float32))], attrs=dict(mode="linear"))
+case("test_fp16_reduce_mean", "ReduceMean", [("x", x16)], opset=13, attrs=dict(axes=[2]),
+     ref=lambda x: x.astype(np.float32).mean(axis=2, keepdims=True).astype(np.float16))
+case("test_fp16_reduce_max", "ReduceMax", [("x", x16)], opset=13, attrs=dict(axes=[0], keepdims=0),
+     ref=lambda x: x.max(axis=0))
+case("test_fp16_cast_chain", "Cast", [("x", r(2, 3))], opset=13, out_types=[F32],
+     nodes=[helper.make_node("Cast", ["x"], ["h"], to=F16), helper.make_node("Softmax", ["h"], ["s"]),
+            helper.make_node("Cast", ["s"], ["y"], to=F32)],
+     ref=lambda x: softmax(x.astype(np.float16).astype(np.float32)).astype(np.float16).astype(np.float32))
+xb = BF16(r(2, 3, 5))
+case("test_bf16_softmax", "Softmax", [("x", xb)], opset=13,
+     ref=lambda x: BF16(softmax(x)).values)
+case("test_bf16_matmul", "MatMul", [("a", BF16(r(2, 8))), ("b", BF16(r(8, 3)))], opset=13,
+     ref=lambda a, b: BF16(a @ b).values)
+case("test_bf16_reduce_mean", "ReduceMean", [("x", xb)], opset=13, attrs=dict(axes=[1]),
+     ref=lambda x: BF16(x.mean(axis=1, keepdims=True)).values)
+
+
+# ---- opsets 18 to 23 (issue 20 item 1) ------------------------------------------------------------
+def erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+x = r(2, 3, 4)
+# Reduce*-18: axes as input 1 (ONNX Reduce*-18), noop_with_empty_axes.
+for op, fn in [("ReduceMean", np.mean), ("ReduceMax", np.max), ("ReduceMin", np.min), ("ReduceProd", np.prod),
+               ("ReduceSumSquare", lambda a, axis, keepdims: np.sum(a * a, axis=axis, keepdims=keepdims)),
+               ("ReduceL1", lambda a, axis, keepdims: np.sum(np.abs(a), axis=axis, keepdims=keepdims)),
+               ("ReduceL2", lambda a, axis, keepdims: np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdims))),
+               ("ReduceLogSumExp", lambda a, axis, keepdims: np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdims)))]:
+    case("test_opset18_%s_axes_input" % op.lower(), op, [("x", x)], opset=18, inits=[("axes", i64(0, 2))],
+         ref=lambda a, fn=fn: fn(a, axis=(0, 2), keepdims=True))
+case("test_opset18_reducelogsum_axes_input_keepdims0", "ReduceLogSum", [("x", np.abs(x) + 0.1)], opset=18,
+     inits=[("axes", i64(-1))], attrs=dict(keepdims=0), ref=lambda a: np.log(np.sum(a, axis=-1)))
+case("test_opset18_reducemean_noop_empty_axes", "ReduceMean", [("x", x)], opset=18,
+     inits=[("axes", np.zeros(0, np.int64))], attrs=dict(noop_with_empty_axes=1), ref=lambda a: a)
+case("test_opset18_reducemax_all_axes", "ReduceMax", [("x", x)], opset=18, attrs=dict(keepdims=0),
+     ref=lambda a: np.max(a))
+case("test_opset20_reducemax", "ReduceMax", [("x", x)], opset=20, inits=[("axes", i64(1))],
+     ref=lambda a: np.max(a, axis=1, keepdims=True))
+# Split-18 num_outputs: chunks of ceil(7 / 3) = 3, the last smaller.
+case("test_opset18_split_num_outputs_uneven", "Split", [("x", r(7, 2))], opset=18, outputs=3,
+     attrs=dict(axis=0, num_outputs=3), ref=lambda a: (a[0:3], a[3:6], a[6:7]))
+case("test_opset18_split_num_outputs_even", "Split", [("x", r(2, 6))], opset=18, outputs=2,
+     attrs=dict(axis=1, num_outputs=2), ref=lambda a: (a[:, :3], a[:, 3:]))
+case("test_opset18_split_input", "Split", [("x", r(5, 2))], opset=18, outputs=2, inits=[("split", i64(2, 3))],
+     ref=lambda a: (a[:2], a[2:]))
+# Pad-18 axes input; Pad-19 wrap.
+p = r(3, 4)
+case("test_opset18_pad_axes", "Pad", [("x", p)], opset=18,
+     inits=[("pads", i64(1, 2)), ("value", np.array(5, np.float32)), ("axes", i64(1))],
+     ref=lambda a: np.pad(a, ((0, 0), (1, 2)), constant_values=5))
+case("test_opset19_pad_wrap", "Pad", [("x", p)], opset=19, inits=[("pads", i64(1, 2, 2, 1))], attrs=dict(mode="wrap"),
+     ref=lambda a: np.pad(a, ((1, 2), (2, 1)), mode="wrap"))
+case("test_opset19_pad_reflect", "Pad", [("x", p)], opset=19, inits=[("pads", i64(0, 2, 0, 1))], attrs=dict(mode="reflect"),
+     ref=lambda a: np.pad(a, ((0, 0), (2, 1)), mode="reflect"))
+case("test_opset21_pad_edge_axes", "Pad", [("x", p)], opset=21, inits=[("pads", i64(2, 1)), ("axes", i64(0))],
+     nodes=[helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="edge")],
+     ref=lambda a: np.pad(a, ((2, 1), (0, 0)), mode="edge"))
+# Gelu-20, Mish-18.
+g = r(3, 7, scale=2.0)
+case("test_opset20_gelu", "Gelu", [("x", g)], opset=20, ref=lambda a: 0.5 * a * (1 + erf(a / np.sqrt(2))))
+case("test_opset20_gelu_tanh", "Gelu", [("x", g)], opset=20, attrs=dict(approximate="tanh"),
+     ref=lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a ** 3))))
+case("test_opset20_gelu_fp16", "Gelu", [("x", g.astype(np.float16))], opset=20,
+     ref=lambda a: (0.5 * a.astype(np.float64) * (1 + erf(a.astype(np.float64) / np.sqrt(2)))).astype(np.float16))
+case("test_opset18_mish", "Mish", [("x", g)], opset=18, ref=lambda a: a * np.tanh(np.log1p(np.exp(a))))
+case("test_opset22_mish", "Mish", [("x", g)], opset=22, ref=lambda a: a * np.tanh(np.log1p(np.exp(a))))
+# Bitwise*-18.
+ia = np.array([[3, -8, 127], [0, 5, -1]], np.int32)
+ib = np.array([6, 1, -128], np.int32)
+case("test_opset18_bitwise_and", "BitwiseAnd", [("a", ia), ("b", ib)], opset=18, ref=lambda a, b: a & b)
+case("test_opset18_bitwise_or", "BitwiseOr", [("a", ia), ("b", ib)], opset=18, ref=lambda a, b: a | b)
+case("test_opset18_bitwise_xor", "BitwiseXor", [("a", ia), ("b", ib)], opset=18, ref=lambda a, b: a ^ b)
+case("test_opset18_bitwise_not", "BitwiseNot", [("a", ia)], opset=18, ref=lambda a: ~a)
+ua = np.array([0, 1, 200, 255], np.uint8)
+case("test_opset18_bitwise_not_uint8", "BitwiseNot", [("a", ua)], opset=18, ref=lambda a: ~a)
+case("test_opset18_bitwise_and_int64", "BitwiseAnd", [("a", np.array([2**40 + 7, -3], np.int64)),
+                                                      ("b", np.array([2**40 + 1, 12], np.int64))], opset=18,
+     ref=lambda a, b: a & b)
+
+
+# GroupNormalization-18 (scale, bias per group) and -21 (per channel).
+def group_norm(xx, scale, bias, groups, eps=1e-5, per_group=False):
+    n, c = xx.shape[:2]
+    g = xx.reshape(n, groups, -1).astype(np.float64)
+    y = ((g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + eps)).reshape(xx.shape)
+    shape = (1, c) + (1,) * (xx.ndim - 2)
+    if per_group:
+        scale = np.repeat(scale, c // groups)
+        bias = np.repeat(bias, c // groups)
+    return (y * scale.reshape(shape) + bias.reshape(shape)).astype(np.float32)
+
+
+gx = r(2, 6, 3, 3)
+gs, gb = r(3), r(3)
+cs, cb = r(6), r(6)
+case("test_opset18_group_norm", "GroupNormalization", [("x", gx), ("scale", gs), ("bias", gb)], opset=18,
+     attrs=dict(num_groups=3, epsilon=1e-3), ref=lambda a, s, b: group_norm(a, s, b, 3, 1e-3, per_group=True))
+case("test_opset21_group_norm", "GroupNormalization", [("x", gx), ("scale", cs), ("bias", cb)], opset=21,
+     attrs=dict(num_groups=2), ref=lambda a, s, b: group_norm(a, s, b, 2))
+case("test_opset21_group_norm_fp16", "GroupNormalization",
+     [("x", gx.astype(np.float16)), ("scale", cs.astype(np.float16)), ("bias", cb.astype(np.float16))], opset=21,
+     attrs=dict(num_groups=3))
+
+
+# RMSNormalization-23.
+def rms_norm(xx, scale, axis=-1, eps=1e-5):
+    axes = tuple(range(axis % xx.ndim, xx.ndim))
+    ms = np.mean(xx.astype(np.float64) ** 2, axis=axes, keepdims=True)
+    return (xx / np.sqrt(ms + eps) * scale).astype(np.float32)
+
+
+rx = r(2, 3, 8)
+case("test_opset23_rms_norm", "RMSNormalization", [("x", rx), ("scale", r(8))], opset=23,
+     ref=lambda a, s: rms_norm(a, s))
+case("test_opset23_rms_norm_axis1", "RMSNormalization", [("x", rx), ("scale", r(3, 8))], opset=23,
+     attrs=dict(axis=1, epsilon=1e-3), ref=lambda a, s: rms_norm(a, s, 1, 1e-3))
+case("test_opset23_layer_norm", "LayerNormalization", [("x", rx), ("scale", r(8)), ("b", r(8))], opset=23)
+# AveragePool-19 dilations.
+case("test_opset19_average_pool_dilations", "AveragePool", [("x", r(1, 1, 6, 6))], opset=19,
+     attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]))
+# ScatterElements-18 / ScatterND-18 reductions max and min.
+sd = r(3, 3)
+si = np.array([[1, 0, 2], [0, 2, 1]], np.int64)
+su = r(2, 3)
+for red in ("max", "min"):
+    case("test_opset18_scatter_elements_%s" % red, "ScatterElements", [("data", sd), ("indices", si), ("updates", su)],
+         opset=18, attrs=dict(axis=0, reduction=red))
+    case("test_opset18_scatter_nd_%s" % red, "ScatterND",
+         [("data", sd), ("indices", np.array([[0], [2], [0]], np.int64)), ("updates", r(3, 3))], opset=18,
+         attrs=dict(reduction=red))
+# DFT-20: the axis as input 2.
+# (a complex signal: a real one's DFT has imaginary parts that are exactly 0, where float32 noise
+# exceeds the suite's atol)
+case("test_opset20_dft_axis_input", "DFT", [("x", r(2, 8, 2))], opset=20,
+     inits=[("len", np.array(8, np.int64)), ("axis", np.array(1, np.int64))],
+     ref=lambda a: (lambda f: np.stack([f.real, f.imag], -1).astype(np.float32))(np.fft.fft(a[..., 0] + 1j * a[..., 1], axis=1)))
+case("test_opset20_dft_default_axis", "DFT", [("x", r(2, 8, 2))], opset=20,
+     ref=lambda a: (lambda f: np.stack([f.real, f.imag], -1).astype(np.float32))(np.fft.fft(a[..., 0] + 1j * a[..., 1], axis=1)))
+# GridSample-20 mode names.
+gsx = r(1, 2, 4, 4)
+gsg = RNG.uniform(-1.1, 1.1, (1, 3, 3, 2)).astype(np.float32)
+for mode in ("linear", "nearest", "cubic"):
+    case("test_opset20_grid_sample_%s" % mode, "GridSample", [("x", gsx), ("grid", gsg)], opset=20,
+         attrs=dict(mode=mode, align_corners=0))
+# Cast-19 / CastLike-19 with saturate (it only applies to float8 targets).
+case("test_opset19_cast_saturate", "Cast", [("x", r(2, 3))], opset=19, attrs=dict(to=F16, saturate=1), out_types=[F16],
+     ref=lambda a: a.astype(np.float16))
+case("test_opset21_castlike", "CastLike", [("x", r(2, 3)), ("like", np.zeros(1, np.float16))], opset=21, out_types=[F16],
+     ref=lambda a, b: a.astype(np.float16))
+# Ops with type-only revisions at 21 to 23: their opset-23 models convert and run.
+case("test_opset23_reshape_transpose", "Reshape", [("x", r(2, 3, 4))], opset=23, out_types=[F32],
+     nodes=[helper.make_node("Reshape", ["x", "shape"], ["t"]), helper.make_node("Transpose", ["t"], ["y"], perm=[1, 0])],
+     inits=[("shape", i64(6, 4))], ref=lambda a: a.reshape(6, 4).T)
+case("test_opset22_conv", "Conv", [("x", r(1, 2, 5, 5))], opset=22, inits=[("w", r(3, 2, 3, 3)), ("b", r(3))],
+     attrs=dict(strides=[2, 2]))
+case("test_opset23_flatten_squeeze", "Flatten", [("x", r(1, 3, 1, 2))], opset=23, out_types=[F32],
+     nodes=[helper.make_node("Squeeze", ["x", "ax"], ["s"]), helper.make_node("Flatten", ["s"], ["y"], axis=1)],
+     inits=[("ax", i64(2))], ref=lambda a: a.reshape(1, 6))
