@@ -1,17 +1,35 @@
 # ctest driver for one committed fixture: tare convert, tare run on BACKEND, compare with the
 # framework's outputs. Variables: TARE, CHECK, DIR (fixture folder), BACKEND, WORK (scratch folder).
+# A fixture with several inputs or its own bound has DIR/fixture.cmake, which sets FIXTURE_INPUTS
+# (a list of name=file, files in DIR; default: input.npy as the one input) and FIXTURE_CHECK_ARGS
+# (tare_check_outputs' arguments after the two folders: [MAX_REL_L2] [--no-argmax]).
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
+set(FIXTURE_INPUTS "")
+set(FIXTURE_CHECK_ARGS "")
+if(EXISTS ${DIR}/fixture.cmake)
+  include(${DIR}/fixture.cmake)
+endif()
+set(input_args "")
+if(FIXTURE_INPUTS)
+  foreach(pair ${FIXTURE_INPUTS})
+    string(REGEX REPLACE "^([^=]+)=(.*)$" "\\1" in_name "${pair}")
+    string(REGEX REPLACE "^([^=]+)=(.*)$" "\\2" in_file "${pair}")
+    list(APPEND input_args --input ${in_name}=${DIR}/${in_file})
+  endforeach()
+else()
+  set(input_args --input ${DIR}/input.npy)
+endif()
 execute_process(COMMAND ${TARE} convert ${DIR}/model.onnx -o ${WORK}/model.tare RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tare convert failed (${rc})")
 endif()
-execute_process(COMMAND ${TARE} run ${WORK}/model.tare --backend ${BACKEND} --input ${DIR}/input.npy
+execute_process(COMMAND ${TARE} run ${WORK}/model.tare --backend ${BACKEND} ${input_args}
                         --output-dir ${WORK}/out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tare run failed (${rc})")
 endif()
-execute_process(COMMAND ${CHECK} ${WORK}/out ${DIR}/expected RESULT_VARIABLE rc)
+execute_process(COMMAND ${CHECK} ${WORK}/out ${DIR}/expected ${FIXTURE_CHECK_ARGS} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "outputs differ from the framework's")
 endif()

@@ -207,6 +207,12 @@ def main():
             for k, n in enumerate(names):
                 shutil.copy(os.path.join(f16d, "in_%d.npy" % k), os.path.join(fx, n + ".npy"))
             np.save(os.path.join(fx, "expected", "y.npy"), ort16)
+            with open(os.path.join(fx, "fixture.cmake"), "w") as f:  # read by tests/models/run_fixture.cmake
+                f.write("# Written by tests/models/fp16/make_fp16.py: the encoder's two inputs, and the float16\n"
+                        "# budget (docs/NUMERICS.md): rel L2 <= 2^-10 against ONNX Runtime's float16 run; the\n"
+                        "# outputs are hidden states, not scores, so no argmax check.\n"
+                        "set(FIXTURE_INPUTS %s)\n"
+                        "set(FIXTURE_CHECK_ARGS 9.77e-4 --no-argmax)\n" % " ".join("%s=%s.npy" % (n, n) for n in names))
     with open(os.path.join(args.dir, "fp16_results.json"), "w") as f:
         json.dump(results, f, indent=1)
 
