@@ -65,11 +65,12 @@ foreach(backend ref ref64)
   endforeach()
 endforeach()
 # tare's own cases (issue 20: opsets 18 to 23, float16 / bfloat16; tests/conformance/make_cases.py,
-# ONNX Runtime's outputs committed), on every backend; one expected-failures list for all.
-set(TARE_CASES_ARGS --data ${CMAKE_CURRENT_SOURCE_DIR}/conformance --folder cases
-    --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail.txt)
+# ONNX Runtime's outputs committed), on every backend; expected failures per backend in
+# conformance/cases_xfail_<backend>.txt.
+set(TARE_CASES_ARGS --data ${CMAKE_CURRENT_SOURCE_DIR}/conformance --folder cases)
 foreach(backend ref ref64)
-  add_test(NAME conformance.${backend}.cases COMMAND tare_conformance --backend ${backend} ${TARE_CASES_ARGS})
+  add_test(NAME conformance.${backend}.cases COMMAND tare_conformance --backend ${backend} ${TARE_CASES_ARGS}
+           --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_${backend}.txt)
 endforeach()
 
 # Silero VAD (If, LSTM, dynamic shapes): 20 chunks with the state carried, against ONNX Runtime's
@@ -164,7 +165,8 @@ if(TARE_WITH_CPU)
       COMMAND tare_conformance --backend cpu --data ${TARE_ONNX_TESTDATA} --folder ${folder}
               --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_ref.txt)
   endforeach()
-  add_test(NAME conformance.cpu.cases COMMAND tare_conformance --backend cpu ${TARE_CASES_ARGS})
+  add_test(NAME conformance.cpu.cases COMMAND tare_conformance --backend cpu ${TARE_CASES_ARGS}
+           --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_cpu.txt)
   # One-node Gemm/MatMul models over M, K, N at 1 and 2 threads against numpy (issue 26: XNNPACK's
   # fully connected computed wrong columns at 2 threads on AMD Zen 1; docs/FINDINGS.md F1).
   # platforms/debian/cpu_matrix.sh runs it under emulated CPUs too.
@@ -195,7 +197,8 @@ if(TARE_WITH_ONEDNN)
               --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/expected_failures_ref.txt)
     set_tests_properties(conformance.onednn.${folder} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
   endforeach()
-  add_test(NAME conformance.onednn.cases COMMAND tare_conformance --backend onednn ${TARE_CASES_ARGS})
+  add_test(NAME conformance.onednn.cases COMMAND tare_conformance --backend onednn ${TARE_CASES_ARGS}
+           --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_onednn.txt)
   set_tests_properties(conformance.onednn.cases PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
   foreach(model ${TARE_FIXTURES})
     get_filename_component(dir ${model} DIRECTORY)
@@ -224,7 +227,8 @@ if(TARE_WITH_VULKAN)
     set_tests_properties(conformance.vulkan.${folder} PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${vk_env}")
   endforeach()
   add_test(NAME conformance.vulkan.cases
-    COMMAND ${PROBE_EXE} -- $<TARGET_FILE:tare_conformance> --backend vulkan ${TARE_CASES_ARGS})
+    COMMAND ${PROBE_EXE} -- $<TARGET_FILE:tare_conformance> --backend vulkan ${TARE_CASES_ARGS}
+            --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_vulkan.txt)
   set_tests_properties(conformance.vulkan.cases PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${vk_env}")
   foreach(model ${TARE_FIXTURES})
     get_filename_component(dir ${model} DIRECTORY)

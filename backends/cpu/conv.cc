@@ -9,6 +9,8 @@
 //   ... -> Relu | Clip: the output clamp.
 //   ... -> Concat over channels (the chain's only reader): written in place into the Concat's
 //     output (output pixel stride = the Concat's channel count).
+// NaN and inf: an input (or residual, or weight) that holds one runs the reference Conv instead
+// (AddConvStep): both fast kernels' output clamp would turn a NaN into -inf or the clamp's lo.
 // Weights are repacked OIHW -> OHWI per group ([groups][M/groups][kh][kw][C/groups]); XNNPACK then
 // packs them once at creation. The end pads passed to XNNPACK are those that give the inferred
 // output size (unused trailing padding dropped), so its size formula always agrees.
@@ -20,6 +22,7 @@
 #include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/ops.h"
 #include "kernels/ref/conv_geometry.h"
+#include "runtime/exec/ref_kernel.h"
 
 namespace tare::cpu {
 namespace {
@@ -74,8 +77,50 @@ int FuseResidual(Compiler& c, int y) {
   return other;
 }
 
+/// Adds the convolution step `fast` (NHWC: xp [N][ih*iw][C]; yp, pixel stride gs.ystride; rp, the
+/// fused residual [N][oh*ow][M] or null; clamp [gs.lo, gs.hi]) guarded: when xp or rp holds a NaN
+/// or an inf (or the weights w / bias b, OIHW as folded, do), the step runs the reference Conv of n
+/// on NCHW copies instead, then adds rp and clamps keeping NaN, as the unfused nodes would. The fast
+/// kernels' clamp (XNNPACK's and GemmConv's max/min) turns a NaN into -inf or lo
+/// (tests/conformance/cases test_nan_conv*). `w` must outlive the compiled partition.
+Status AddConvStep(Compiler& c, const Node& n, const GemmConvShape& gs, const float* w, const std::vector<float>& b,
+                   const float* xp, float* yp, const float* rp, std::function<Status()> fast) {
+  const size_t N = gs.n, C = gs.groups * gs.cg, M = gs.groups * gs.og, P = gs.ih * gs.iw, OP = gs.oh * gs.ow;
+  const size_t ystride = gs.ystride ? gs.ystride : M;
+  const Shape& ws = c.shape(n.inputs[1]);
+  const size_t wn = static_cast<size_t>(c.slot(n.inputs[1]).numel());
+  const bool weights_finite = AllFinite(w, wn) && AllFinite(b.data(), b.size());
+  Node conv = n;
+  conv.inputs = {0, 1, 2};
+  conv.outputs = {0};
+  TARE_ASSIGN_OR_RETURN(KernelFn k, MakeRefKernel(conv, DType::kFloat32));
+  auto bias = std::make_shared<std::vector<float>>(b);
+  auto wt = std::make_shared<Tensor>(Tensor::View(DType::kFloat32, ws, const_cast<float*>(w)));
+  auto bt = std::make_shared<Tensor>(Tensor::View(DType::kFloat32, {static_cast<int64_t>(M)}, bias->data(), bias));
+  const Shape xs = c.shape(n.inputs[0]), ys = c.shape(n.outputs[0]);
+  const float lo = gs.lo, hi = gs.hi;
+  ThreadPool* pool = c.pool();
+  const std::string where = n.Where();
+  c.Add([=] {
+    if (weights_finite && AllFinite(xp, N * P * C) && (!rp || AllFinite(rp, N * OP * M))) return fast();
+    std::vector<float> xn(N * C * P), yn(N * M * OP);
+    NhwcToNchw(xp, xn.data(), N, C, P, pool);
+    Tensor xt = Tensor::View(DType::kFloat32, xs, xn.data()), yt = Tensor::View(DType::kFloat32, ys, yn.data());
+    TARE_RETURN_IF_ERROR(k({&xt, wt.get(), bt.get()}, {&yt}).With(where));
+    for (size_t i = 0; i < N; ++i)
+      for (size_t p = 0; p < OP; ++p)
+        for (size_t m = 0; m < M; ++m) {
+          float v = yn[(i * M + m) * OP + p];
+          if (rp) v += rp[(i * OP + p) * M + m];
+          yp[(i * OP + p) * ystride + m] = v < lo ? lo : v > hi ? hi : v;
+        }
+    return Status::Ok();
+  });
+  return Status::Ok();
+}
+
 Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const GemmConvShape& gs, const std::vector<float>& w,
-                  const std::vector<float>& b, const float* xp, float* yp) {
+                  const std::vector<float>& b, const float* wkeep, const float* xp, float* yp) {
   const size_t M = gs.groups * gs.og, Cg = gs.cg, kh = gs.kh, kw = gs.kw;
   // OIHW -> OHWI (per output channel: [kh][kw][Cg]).
   std::vector<float> packed(w.size());
@@ -105,28 +150,28 @@ Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const Gem
   TARE_RETURN_IF_ERROR(SetupConv2d(raw, gs.n, gs.ih, gs.iw, xp, yp, c.pool()->raw()).With(n.Where()));
   pthreadpool* pool = c.pool()->raw();
   const std::string where = n.Where();
-  c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
-  return Status::Ok();
+  return AddConvStep(c, n, gs, wkeep, b, xp, yp, nullptr, [raw, pool, where] { return RunXnn(raw, pool).With(where); });
 }
 
-Status AddGemmConv(Compiler& c, const Node& n, const std::shared_ptr<GemmConv>& gc, const float* xp, float* yp,
-                   const float* rp) {
+Status AddGemmConv(Compiler& c, const Node& n, const GemmConvShape& gs, const std::vector<float>& w,
+                   const std::vector<float>& b, const float* wkeep, const float* xp, float* yp, const float* rp) {
+  auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
   gc->Bind(xp, yp, rp);
   if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
   c.Hold(gc);
   const GemmConv* raw = gc.get();
   ThreadPool* pool = c.pool();
-  c.Add([raw, pool] {
+  return AddConvStep(c, n, gs, wkeep, b, xp, yp, rp, [raw, pool] {
     raw->Run(pool);
     return Status::Ok();
   });
-  return Status::Ok();
 }
 
 /// A 1-D convolution: N C L is transposed to N L C (a private buffer, when C > 1 and L > 1), run
 /// as a 2-D convolution with H = 1 into N OL M, and transposed back into the plain output.
 Status CompileConv1d(Compiler& c, const Node& n, const ConvGeometry& geo, const GemmConvShape& gs,
-                     const std::vector<float>& w, const std::vector<float>& b, bool own, int x, int y0, int y) {
+                     const std::vector<float>& w, const std::vector<float>& b, const float* wkeep, bool own, int x,
+                     int y0, int y) {
   const size_t N = gs.n, C = gs.groups * gs.cg, L = gs.iw, M = gs.groups * gs.og, OL = gs.ow;
   const float* xplain = c.In(x, Layout::kPlain);
   ThreadPool* pool = c.pool();
@@ -142,9 +187,9 @@ Status CompileConv1d(Compiler& c, const Node& n, const ConvGeometry& geo, const 
   float* yplain = c.OutFused(y0, y, Layout::kPlain, {{xplain, c.slot(x).nbytes()}});
   float* yp = direct ? yplain : c.Alloc(N * M * OL);
   if (own) {
-    TARE_RETURN_IF_ERROR(AddGemmConv(c, n, std::make_shared<GemmConv>(gs, w.data(), b.data()), xp, yp, nullptr));
+    TARE_RETURN_IF_ERROR(AddGemmConv(c, n, gs, w, b, wkeep, xp, yp, nullptr));
   } else {
-    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, xp, yp));
+    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, wkeep, xp, yp));
   }
   if (!direct) {
     c.SetLabel("transpose ");
@@ -176,8 +221,10 @@ Status CompileConv(Compiler& c, const Node& n) {
   std::vector<float> b(M, 0.0f);
   if (bv >= 0) std::copy(c.slot(bv).as<float>(), c.slot(bv).as<float>() + M, b.begin());
   int y = y0;
+  bool folded = false;
   if (const Node* next = c.NextSoleReader(y); next && IsFoldableBatchNorm(c, *next, y)) {
     TARE_RETURN_IF_ERROR(FoldBatchNorm(c, *next, &w, &b, per).With(next->Where()));
+    folded = true;
     c.AbsorbNext();
     c.SetPos(c.pos() + 1);
     y = next->outputs[0];
@@ -214,20 +261,26 @@ Status CompileConv(Compiler& c, const Node& n) {
   // Written straight into a following channel Concat's output when possible.
   gs.ystride = M;
   float* placed = one_d ? nullptr : c.PlaceInConcat(y, &gs.ystride);
-  if (one_d) return CompileConv1d(c, n, geo, gs, w, b, own, x, y0, y);
+  // The weights the guarded fallback (AddConvStep) reads: the constant, or a kept copy when folded.
+  const float* wkeep = c.slot(wv).as<float>();
+  if (folded) {
+    auto keep = std::make_shared<std::vector<float>>(w);
+    c.Hold(keep);
+    wkeep = keep->data();
+  }
+  if (one_d) return CompileConv1d(c, n, geo, gs, w, b, wkeep, own, x, y0, y);
   const float* xp = c.In(x, Layout::kNHWC);
   if (!own) {
     float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
-    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, xp, yp));
+    TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, wkeep, xp, yp));
     if (!placed) c.Done(y);
     return Status::Ok();
   }
-  auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
   const float* rp = res >= 0 ? c.In(res, Layout::kNHWC) : nullptr;
   std::vector<std::pair<const void*, size_t>> reads = {{xp, c.slot(x).nbytes()}};
   if (rp) reads.push_back({rp, c.slot(res).nbytes()});
   float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, reads);
-  TARE_RETURN_IF_ERROR(AddGemmConv(c, n, gc, xp, yp, rp));
+  TARE_RETURN_IF_ERROR(AddGemmConv(c, n, gs, w, b, wkeep, xp, yp, rp));
   if (!placed) c.Done(y);
   return Status::Ok();
 }

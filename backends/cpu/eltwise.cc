@@ -7,6 +7,7 @@
 //   (Add, Sub, Mul, Div: binary.cc.)
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "backends/cpu/ops.h"
 
@@ -32,6 +33,48 @@ Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC
 }  // namespace
 
 
+bool AllFinite(const float* x, size_t n) {
+  for (size_t i = 0; i < n; i += 4096) {
+    const size_t e = std::min(n, i + 4096);
+    uint32_t bad = 0;
+    for (size_t j = i; j < e; ++j) {
+      uint32_t b;
+      std::memcpy(&b, x + j, sizeof b);
+      bad |= (b & 0x7f800000u) == 0x7f800000u;
+    }
+    if (bad) return false;
+  }
+  return true;
+}
+
+Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count, float* y, const Clamp& cl,
+                        std::function<Status()> fast) {
+  bool known_finite = true;
+  std::vector<Tensor> ins(n.inputs.size());
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const int v = n.inputs[i];
+    if (v < 0) continue;
+    ins[i] = c.slot(v);
+    if (i == 0) {
+      ins[i].data = const_cast<float*>(x);
+    } else if (c.IsConst(v) && ins[i].dtype == DType::kFloat32) {
+      known_finite = known_finite && AllFinite(ins[i].as<float>(), static_cast<size_t>(ins[i].numel()));
+    }
+  }
+  std::vector<Tensor> outs(n.outputs.size());
+  outs[0] = c.slot(n.outputs[0]);
+  outs[0].data = y;
+  TARE_ASSIGN_OR_RETURN(std::function<Status()> ref, RefStep(n, std::move(ins), std::move(outs)));
+  const size_t ny = static_cast<size_t>(c.slot(n.outputs[0]).numel());
+  c.Add([=] {
+    if (known_finite && AllFinite(x, count)) return fast();
+    TARE_RETURN_IF_ERROR(ref());
+    if (cl.active) ApplyClamp(cl, y, ny);
+    return Status::Ok();
+  });
+  return Status::Ok();
+}
+
 Clamp ClipBounds(const Compiler& c, const Node& n) {
   Clamp cl;
   if (n.inputs.size() > 1 && n.inputs[1] >= 0) cl.lo = static_cast<float>(ReadDouble(c.slot(n.inputs[1]), 0));
@@ -45,7 +88,6 @@ int FuseClamp(Compiler& c, int v, Clamp* cl) {
   Clamp k;
   if (next->op == "Relu") {
     k.lo = 0;
-    k.nan_to_lo = true;
   } else if (next->op == "Clip") {
     for (size_t i = 1; i < next->inputs.size(); ++i)
       if (next->inputs[i] >= 0 && (!c.IsConst(next->inputs[i]) || c.slot(next->inputs[i]).dtype != DType::kFloat32))
@@ -91,11 +133,13 @@ Status CompileUnary(Compiler& c, const Node& n) {
   float* yp = c.Out(y, l);
   const std::string& op = n.op;
   if (op == "Relu") {
-    Map(c, xp, yp, count, [](float v) { return v > 0 ? v : 0.0f; });
+    // NaN passes (v != v), as the reference's Relu (np.maximum(x, 0)).
+    Map(c, xp, yp, count, [](float v) { return (v > 0 || v != v) ? v : 0.0f; });
   } else if (op == "Clip") {
+    // Min(max, Max(x, min)): NaN passes, min > max gives max (the reference's rule).
     const Clamp cl = ClipBounds(c, n);
-    const float lo = cl.lo, hi = cl.hi;
-    Map(c, xp, yp, count, [lo, hi](float v) { return v < lo ? lo : v > hi ? hi : v; });
+    const float lo = cl.lo, hi = cl.hi, below = hi < lo ? hi : lo;
+    Map(c, xp, yp, count, [lo, hi, below](float v) { return v < lo ? below : v > hi ? hi : v; });
   } else if (op == "LeakyRelu") {
     TARE_ASSIGN_OR_RETURN(float alpha, n.GetFloat("alpha", 0.01f));
     Map(c, xp, yp, count, [alpha](float v) { return v < 0 ? alpha * v : v; });

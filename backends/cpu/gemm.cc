@@ -2,6 +2,8 @@
 //   Gemm: transA=0, alpha=1, B known: fully_connected with B as [N][K] (transB=1) or [K][N]
 //     (transB=0); bias = beta * C rounded once, C known of shape [], [1], [N], [1, 1] or [1, N]
 //     (other C shapes run the reference). A following Relu/Clip is fused.
+//   Each runs its reference kernel instead when its input holds a NaN or an inf (AddFiniteGuarded:
+//   XNNPACK would turn a NaN into -inf or the clamp's lo).
 //   MatMul: A (..., M, K), B known 2-D (K, N): fully_connected over all rows of A.
 //   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc.
 #include <algorithm>
@@ -27,7 +29,8 @@ Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, si
   const std::string where = n.Where();
   TARE_RETURN_IF_ERROR(SetupFullyConnected(*fc, batch, ap, yp, pool).With(where));
   const XnnFc* raw = fc.get();
-  c.Add([raw, pool, where] { return RunFullyConnected(*raw, pool).With(where); });
+  TARE_RETURN_IF_ERROR(AddFiniteGuarded(c, n, ap, static_cast<size_t>(c.slot(a).numel()), yp, cl,
+                                        [raw, pool, where] { return RunFullyConnected(*raw, pool).With(where); }));
   c.Done(y);
   return Status::Ok();
 }
@@ -95,7 +98,8 @@ Status CompileSoftmax(Compiler& c, const Node& n) {
   pthreadpool* pool = c.pool()->raw();
   const std::string where = n.Where();
   TARE_RETURN_IF_ERROR(SetupSoftmax(raw, static_cast<size_t>(c.slot(x).numel()) / channels, xp, yp, pool).With(where));
-  c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+  TARE_RETURN_IF_ERROR(AddFiniteGuarded(c, n, xp, static_cast<size_t>(c.slot(x).numel()), yp, Clamp{},
+                                        [raw, pool, where] { return RunXnn(raw, pool).With(where); }));
   c.Done(y);
   return Status::Ok();
 }

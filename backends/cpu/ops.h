@@ -15,21 +15,27 @@ using OpImpl = TableOp<Compiler>;
 /// Every op the backend claims (cpu_backend.cc).
 const std::vector<OpImpl>& CpuOps();
 
-/// An output clamp [lo, hi] fused into a producer (Relu: [0, inf), Clip: [min, max]). NaN: Relu
-/// gives 0 (nan_to_lo), Clip passes it; XNNPACK's clamp gives lo either way.
+/// An output clamp [lo, hi] fused into a producer (Relu: [0, inf), Clip: [min, max], lo <= hi).
+/// NaN passes through, as the reference's Relu and Clip have it (ONNX Relu-14, Clip-13;
+/// docs/NUMERICS.md); XNNPACK's own clamp gives lo for NaN, so only ApplyClamp keeps it.
 struct Clamp {
   float lo = -INFINITY, hi = INFINITY;
-  bool active = false, nan_to_lo = false;
+  bool active = false;
 };
-/// Applies cl to y[0, n) in place with the absorbed ops' NaN rule.
+/// Applies cl to y[0, n) in place: y < lo gives lo, y > hi gives hi, NaN stays.
 inline void ApplyClamp(const Clamp& cl, float* y, size_t n) {
   const float lo = cl.lo, hi = cl.hi;
-  if (cl.nan_to_lo) {
-    for (size_t i = 0; i < n; ++i) y[i] = y[i] > lo ? (y[i] > hi ? hi : y[i]) : lo;
-  } else {
-    for (size_t i = 0; i < n; ++i) y[i] = y[i] < lo ? lo : y[i] > hi ? hi : y[i];
-  }
+  for (size_t i = 0; i < n; ++i) y[i] = y[i] < lo ? lo : y[i] > hi ? hi : y[i];
 }
+/// Whether x[0, n) holds no NaN and no inf (a scan of the exponent bits, vectorized).
+bool AllFinite(const float* x, size_t n);
+/// Adds `fast`, the XNNPACK step of n reading x (plain, `count` floats: n's first input) and writing
+/// y (plain: n's output, or that of the Relu/Clip `cl` fused into it), guarded: when x or a known
+/// input of n (checked now) holds a NaN or an inf, the step runs n's reference kernel on the same
+/// buffers, then ApplyClamp, instead. XNNPACK's kernels turn a NaN into -inf or the clamp's lo
+/// (tests/conformance/cases test_nan_gemm*, test_nan_softmax); the reference propagates it.
+Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count, float* y, const Clamp& cl,
+                        std::function<Status()> fast);
 /// When the next node is a Relu or a Clip with known bounds and is the only reader of v (not live
 /// out), absorbs it, narrows `cl` and returns its output value; otherwise returns v.
 int FuseClamp(Compiler& c, int v, Clamp* cl);

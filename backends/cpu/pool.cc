@@ -1,14 +1,16 @@
-// Pooling on the cpu backend, NHWC:
-//   MaxPool (2-D, no Indices output): XNNPACK (padding never wins; dilations supported except a
-//     row dilation > 1 with a different column dilation, which runs the reference).
-//   AveragePool (2-D, no dilation): XNNPACK divides by the number of in-input taps when any
-//     padding is given, by kh*kw otherwise. Claimed when that is ONNX's count: count_include_pad=0,
-//     or count_include_pad=1 with all pads zero (no auto_pad SAME): then the only padding is the
-//     ceil_mode tail, which ONNX does not count either.
-//   ceil_mode / auto_pad: the begin pads are resolved as the reference does; the end pads passed
-//   to XNNPACK are those that give the inferred output size.
-//   GlobalAveragePool: XNNPACK global_average_pooling_nwc. GlobalMaxPool: own loop over pixels
-//   (the reference's order and NaN rule, bit-identical).
+// Pooling on the cpu backend, NHWC, own loops over the channels of each output pixel (vectorized by
+// the compiler; XNNPACK's pooling kernels are not used because their output clamp turns NaN into
+// -inf or into the other operand, tests/conformance/cases test_nan_*_pool):
+//   MaxPool (2-D, no Indices output): padding taps are skipped; NaN wins (np.max's rule, as the
+//     reference's MaxPool and PyTorch's max_pool2d).
+//   AveragePool (2-D, no dilation): divides by the number of in-input taps. Claimed when that is
+//     ONNX's count: count_include_pad=0, or count_include_pad=1 with all pads zero (no auto_pad
+//     SAME): then the only padding is the ceil_mode tail, which ONNX does not count either.
+//   ceil_mode / auto_pad: the begin pads are resolved as the reference does; the output size is the
+//     inferred one.
+//   Sums and divisions as the reference's (tap order, one division in float): bit-identical to ref.
+//   GlobalAveragePool: sum over the pixels in float, divided by P. GlobalMaxPool: the reference's order
+//   and NaN rule (bit-identical).
 #include <algorithm>
 #include <cmath>
 
@@ -24,7 +26,10 @@ bool AllOne(const std::vector<int64_t>& v) {
   return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
 }
 
-Status CompileGlobalMax(Compiler& c, const Node& n) {
+/// max(best, v) with NaN sticky: NaN when either is (a NaN best stays: v > NaN is false).
+inline float MaxNan(float best, float v) { return (v > best || v != v) ? v : best; }
+
+Status CompileGlobal(Compiler& c, const Node& n, bool is_max) {
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& s = c.shape(x);
   const size_t N = s[0], C = s[1], P = s[2] * s[3];
@@ -37,17 +42,68 @@ Status CompileGlobalMax(Compiler& c, const Node& n) {
         const float* xi = xp + i * P * C;
         float* yi = yp + i * C;
         std::copy(xi, xi + C, yi);
-        for (size_t p = 1; p < P; ++p)
-          for (size_t ch = 0; ch < C; ++ch) {
-            const float v = xi[p * C + ch], best = yi[ch];
-            if (!std::isnan(best) && (v > best || std::isnan(v))) yi[ch] = v;
+        for (size_t p = 1; p < P; ++p) {
+          const float* row = xi + p * C;
+          if (is_max) {
+            for (size_t ch = 0; ch < C; ++ch) yi[ch] = MaxNan(yi[ch], row[ch]);
+          } else {
+            for (size_t ch = 0; ch < C; ++ch) yi[ch] += row[ch];
           }
+        }
+        if (!is_max)
+          for (size_t ch = 0; ch < C; ++ch) yi[ch] /= static_cast<float>(P);
       }
     });
     return Status::Ok();
   });
   c.Done(y);
   return Status::Ok();
+}
+
+/// The geometry of one 2-D pooling: kernel, strides, dilations, begin pads, input and output sizes.
+struct PoolGeom {
+  int64_t k[2], s[2], d[2], b[2], in[2], out[2];
+  size_t N, C;
+};
+
+/// Max or average pooling, NHWC, one output row (image i, output row oh) per ParallelFor item.
+void AddPool2d(Compiler& c, const PoolGeom& g, bool is_max, const float* xp, float* yp) {
+  ThreadPool* pool = c.pool();
+  const size_t rows = g.N * static_cast<size_t>(g.out[0]);
+  c.Add([=] {
+    pool->ParallelFor(rows, 1, [=](size_t rb, size_t re) {
+      const size_t C = g.C;
+      for (size_t r = rb; r < re; ++r) {
+        const int64_t i = static_cast<int64_t>(r) / g.out[0], oh = static_cast<int64_t>(r) % g.out[0];
+        for (int64_t ow = 0; ow < g.out[1]; ++ow) {
+          float* yo = yp + ((i * g.out[0] + oh) * g.out[1] + ow) * static_cast<int64_t>(C);
+          bool first = true;
+          int64_t taps = 0;
+          for (int64_t kh = 0; kh < g.k[0]; ++kh) {
+            const int64_t ih = oh * g.s[0] - g.b[0] + kh * g.d[0];
+            if (ih < 0 || ih >= g.in[0]) continue;
+            for (int64_t kw = 0; kw < g.k[1]; ++kw) {
+              const int64_t iw = ow * g.s[1] - g.b[1] + kw * g.d[1];
+              if (iw < 0 || iw >= g.in[1]) continue;
+              const float* xv = xp + ((i * g.in[0] + ih) * g.in[1] + iw) * static_cast<int64_t>(C);
+              ++taps;
+              if (first) {
+                std::copy(xv, xv + C, yo);
+                first = false;
+              } else if (is_max) {
+                for (size_t ch = 0; ch < C; ++ch) yo[ch] = MaxNan(yo[ch], xv[ch]);
+              } else {
+                for (size_t ch = 0; ch < C; ++ch) yo[ch] += xv[ch];
+              }
+            }
+          }
+          if (!is_max && taps > 1)  // every window has a tap (CompilePool checks)
+            for (size_t ch = 0; ch < C; ++ch) yo[ch] /= static_cast<float>(taps);
+        }
+      }
+    });
+    return Status::Ok();
+  });
 }
 
 }  // namespace
@@ -75,63 +131,44 @@ Status CompilePool(Compiler& c, const Node& n) {
   const Shape& xs = c.shape(x);
   const Shape& ys = c.shape(y);
   if (xs.size() != 4 || c.slot(x).numel() == 0 || c.slot(y).numel() == 0) return c.CompileRef(n);
-  if (n.op == "GlobalMaxPool") return CompileGlobalMax(c, n);
-  pthreadpool* pool = c.pool()->raw();
-  const std::string where = n.Where();
-  if (n.op == "GlobalAveragePool") {
-    Result<XnnOp> made = CreateGlobalAvgPool(xs[1], -INFINITY, INFINITY);
-    if (!made.ok()) return made.status().With(where);
-    xnn_operator* raw = c.Keep(std::move(made).value());
-    const float* xp = c.In(x, Layout::kNHWC);
-    float* yp = c.Out(y, Layout::kPlain);
-    TARE_RETURN_IF_ERROR(SetupGlobalAvgPool(raw, xs[0], xs[2] * xs[3], xp, yp, pool).With(where));
-    c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
-    c.Done(y);
-    return Status::Ok();
-  }
+  if (n.op == "GlobalMaxPool" || n.op == "GlobalAveragePool") return CompileGlobal(c, n, n.op == "GlobalMaxPool");
   const bool is_max = n.op == "MaxPool";
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> ks, n.GetInts("kernel_shape"));
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> st, n.GetInts("strides"));
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> dil, n.GetInts("dilations"));
   TARE_ASSIGN_OR_RETURN(std::vector<int64_t> pads, n.GetInts("pads"));
   TARE_ASSIGN_OR_RETURN(std::string ap, n.GetString("auto_pad", "NOTSET"));
-  if (ks[0] * ks[1] == 1) return c.CompileRef(n);  // XNNPACK rejects 1x1 pooling
-  int64_t b[2], e[2], s[2], d[2];
+  PoolGeom g;
+  g.N = static_cast<size_t>(xs[0]);
+  g.C = static_cast<size_t>(xs[1]);
   for (int i = 0; i < 2; ++i) {
-    s[i] = st.empty() ? 1 : st[i];
-    d[i] = dil.empty() ? 1 : dil[i];
-    const int64_t in = xs[2 + i], out = ys[2 + i], dk = (ks[i] - 1) * d[i] + 1;
-    b[i] = 0;
+    g.k[i] = ks[i];
+    g.s[i] = st.empty() ? 1 : st[i];
+    g.d[i] = dil.empty() ? 1 : dil[i];
+    g.in[i] = xs[2 + i];
+    g.out[i] = ys[2 + i];
+    const int64_t dk = (ks[i] - 1) * g.d[i] + 1;
+    g.b[i] = 0;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + dk - in);
-      b[i] = ap == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+      const int64_t total = std::max<int64_t>(0, (g.out[i] - 1) * g.s[i] + dk - g.in[i]);
+      g.b[i] = ap == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
     } else if (ap == "NOTSET" && !pads.empty()) {
-      b[i] = pads[i];
+      g.b[i] = pads[i];
     }
-    e[i] = std::max<int64_t>(0, (out - 1) * s[i] + dk - in - b[i]);
   }
-  // This XNNPACK snapshot's max pooling is wrong with a row dilation > 1, a column dilation of 1
-  // and column padding (found by tests/backends/cpu_test.cc): such cases run the reference.
-  if (d[0] != d[1] && d[0] != 1) return c.CompileRef(n);
-  XnnPoolDesc pd;
-  pd.pad_top = b[0];
-  pd.pad_left = b[1];
-  pd.pad_bottom = e[0];
-  pd.pad_right = e[1];
-  pd.kh = ks[0];
-  pd.kw = ks[1];
-  pd.stride_h = s[0];
-  pd.stride_w = s[1];
-  pd.dil_h = d[0];
-  pd.dil_w = d[1];
-  pd.channels = xs[1];
-  Result<XnnOp> made = is_max ? CreateMaxPool2d(pd, -INFINITY, INFINITY) : CreateAvgPool2d(pd, -INFINITY, INFINITY);
-  if (!made.ok()) return c.CompileRef(n);  // a geometry this XNNPACK refuses
-  xnn_operator* raw = c.Keep(std::move(made).value());
+  // A window entirely in the padding is an error of the reference's: let it report it.
+  for (int i = 0; i < 2; ++i)
+    for (int64_t o = 0; o < g.out[i]; ++o) {
+      bool tap = false;
+      for (int64_t j = 0; j < g.k[i] && !tap; ++j) {
+        const int64_t p = o * g.s[i] - g.b[i] + j * g.d[i];
+        tap = p >= 0 && p < g.in[i];
+      }
+      if (!tap) return c.CompileRef(n);
+    }
   const float* xp = c.In(x, Layout::kNHWC);
   float* yp = c.Out(y, Layout::kNHWC);
-  TARE_RETURN_IF_ERROR(SetupPool2d(raw, is_max, xs[0], xs[2], xs[3], xp, yp, pool).With(where));
-  c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+  AddPool2d(c, g, is_max, xp, yp);
   c.Done(y);
   return Status::Ok();
 }

@@ -120,39 +120,6 @@ Status RunFullyConnected(const XnnFc& fc, pthreadpool* pool) {
   return RunXnn(fc.op_.get(), pool);
 }
 
-Result<XnnOp> CreateMaxPool2d(const XnnPoolDesc& d, float lo, float hi) {
-  xnn_operator_t op = nullptr;
-  xnn_status s = xnn_create_max_pooling2d_nhwc_f32(d.pad_top, d.pad_right, d.pad_bottom, d.pad_left, d.kh, d.kw,
-                                                   d.stride_h, d.stride_w, d.dil_h, d.dil_w, d.channels, d.channels,
-                                                   d.channels, lo, hi, 0, &op);
-  return Made(s, op, "create_max_pooling2d_nhwc_f32");
-}
-
-Result<XnnOp> CreateAvgPool2d(const XnnPoolDesc& d, float lo, float hi) {
-  xnn_operator_t op = nullptr;
-  xnn_status s = xnn_create_average_pooling2d_nhwc_f32(d.pad_top, d.pad_right, d.pad_bottom, d.pad_left, d.kh, d.kw,
-                                                       d.stride_h, d.stride_w, d.channels, d.channels, d.channels,
-                                                       lo, hi, 0, &op);
-  return Made(s, op, "create_average_pooling2d_nhwc_f32");
-}
-
-Status SetupPool2d(xnn_operator* op, bool is_max, size_t n, size_t h, size_t w, const float* x, float* y,
-                   pthreadpool* pool) {
-  if (is_max) return Check(xnn_setup_max_pooling2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_max_pooling2d_nhwc_f32");
-  return Check(xnn_setup_average_pooling2d_nhwc_f32(op, n, h, w, x, y, pool), "setup_average_pooling2d_nhwc_f32");
-}
-
-Result<XnnOp> CreateGlobalAvgPool(size_t channels, float lo, float hi) {
-  xnn_operator_t op = nullptr;
-  xnn_status s = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, lo, hi, 0, &op);
-  return Made(s, op, "create_global_average_pooling_nwc_f32");
-}
-
-Status SetupGlobalAvgPool(xnn_operator* op, size_t batch, size_t width, const float* x, float* y, pthreadpool* pool) {
-  return Check(xnn_setup_global_average_pooling_nwc_f32(op, batch, width, x, y, pool),
-               "setup_global_average_pooling_nwc_f32");
-}
-
 Result<XnnOp> CreateUnary(XnnUnary kind) {
   xnn_operator_t op = nullptr;
   xnn_status s = xnn_status_invalid_parameter;

@@ -85,21 +85,6 @@ Status SetupFullyConnected(XnnFc& fc, size_t batch, const float* x, float* y, pt
 /// Computes y from the current contents of x.
 Status RunFullyConnected(const XnnFc& fc, pthreadpool* pool);
 
-/// Pooling, NHWC. Max pooling skips padding; average pooling divides by the number of in-input taps
-/// when any padding is given (count_include_pad = 0), by kh*kw otherwise.
-struct XnnPoolDesc {
-  uint32_t pad_top = 0, pad_right = 0, pad_bottom = 0, pad_left = 0;
-  uint32_t kh = 1, kw = 1, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  size_t channels = 1;
-};
-Result<XnnOp> CreateMaxPool2d(const XnnPoolDesc& d, float lo, float hi);
-Result<XnnOp> CreateAvgPool2d(const XnnPoolDesc& d, float lo, float hi);
-Status SetupPool2d(xnn_operator* op, bool is_max, size_t n, size_t h, size_t w, const float* x, float* y,
-                   pthreadpool* pool);
-/// Mean over `width` pixels of `channels` channels, NWC.
-Result<XnnOp> CreateGlobalAvgPool(size_t channels, float lo, float hi);
-Status SetupGlobalAvgPool(xnn_operator* op, size_t batch, size_t width, const float* x, float* y, pthreadpool* pool);
-
 /// Elementwise unary op over `count` contiguous floats.
 enum class XnnUnary { kSigmoid };
 Result<XnnOp> CreateUnary(XnnUnary kind);

@@ -64,17 +64,20 @@ Result<KernelFn> MakeUnary(const Node& node) {
     });
   if (op == "Relu")
     return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-      return MapAny(*in[0], *out[0], [](auto v) { return v > 0 ? v : decltype(v)(0); });
+      // np.maximum(x, 0): NaN passes through (v != v), -0 and every other non-positive give +0.
+      return MapAny(*in[0], *out[0], [](auto v) { return (v > 0 || v != v) ? v : decltype(v)(0); });
     });
   if (op == "Clip") {
     return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
       const bool has_lo = in.size() > 1 && in[1], has_hi = in.size() > 2 && in[2];
       const double lo = has_lo ? ReadDouble(*in[1], 0) : -INFINITY;
       const double hi = has_hi ? ReadDouble(*in[2], 0) : INFINITY;
-      // Compare in double (exact for every stored type up to 2^53); NaN passes through.
+      // Min(max, Max(x, min)), compared in double (exact for every stored type up to 2^53): NaN
+      // passes through; min > max gives max everywhere. An absent bound is unbounded (+-inf stay), as
+      // onnx.reference and torch.clamp have it (Clip-13's text says numeric_limits lowest/max).
       return MapAny(*in[0], *out[0], [lo, hi](auto v) {
         double d = static_cast<double>(v);
-        if (d < lo) return static_cast<decltype(v)>(lo);
+        if (d < lo) return static_cast<decltype(v)>(hi < lo ? hi : lo);
         if (d > hi) return static_cast<decltype(v)>(hi);
         return v;
       });

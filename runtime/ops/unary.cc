@@ -3,7 +3,10 @@
 //   LeakyRelu alpha=0.01; Elu alpha=1; Selu alpha=1.67326319217681884765625,
 //   gamma=1.05070102214813232421875; HardSigmoid alpha=0.2, beta=0.5.
 //   Clip: optional inputs min (1) and max (2), scalars of x's dtype (Clip-11+; converters turn
-//   Clip-6's attributes into inputs). Dropout: inference only; optional output mask (bool, all true).
+//   Clip-6's attributes into inputs); y = Min(max, Max(x, min)): NaN passes, min > max gives max.
+//   An absent bound is unbounded: +-inf stay, as in onnx.reference and torch.clamp (Clip-13's text
+//   says numeric_limits lowest() and max(), which ONNX Runtime follows; docs/NUMERICS.md).
+//   Relu: np.maximum(x, 0) (ONNX Relu-14): NaN passes, -0 gives +0. Dropout: inference only; optional output mask (bool, all true).
 //   Identity also passes sequences, optionals and string tensors through (Identity-16).
 #include "runtime/ops/specs.h"
 

@@ -219,3 +219,146 @@ case("test_opset22_conv", "Conv", [("x", r(1, 2, 5, 5))], opset=22, inits=[("w",
 case("test_opset23_flatten_squeeze", "Flatten", [("x", r(1, 3, 1, 2))], opset=23, out_types=[F32],
      nodes=[helper.make_node("Squeeze", ["x", "ax"], ["s"]), helper.make_node("Flatten", ["s"], ["y"], axis=1)],
      inits=[("ax", i64(2))], ref=lambda a: a.reshape(1, 6))
+
+
+# ---- NaN and inf (issue 20 item 4) -----------------------------------------------------------------
+# Expected outputs from the spec's numpy (expect="spec"), which PyTorch 1.13 matches: NaN propagates
+# through Relu, Clip, Max/Min, pooling and the reductions; ArgMax/ArgMin take the first NaN as the
+# extreme (np.argmax, torch.argmax); inf follows IEEE 754. Where ONNX Runtime differs, make_cases.py
+# lists it in cases/ort_differences.txt. docs/NUMERICS.md has the per-op table.
+NAN, INF = np.nan, np.inf
+xn = r(2, 3, 8)
+xn[0, 0, [1, 5]] = NAN
+xn[0, 1, 2] = INF
+xn[0, 2, 3] = -INF
+xn[1, 0, 0] = NAN
+xn[1, 0, 7] = INF
+xn[1, 1, [0, 4]] = [INF, -INF]
+xn[1, 2, :] = -INF
+
+
+def spec(name, op, inputs, ref, **kw):
+    case(name, op, inputs, ref=ref, expect="spec", **kw)
+
+
+spec("test_nan_relu", "Relu", [("x", xn)], lambda x: np.maximum(x, 0), opset=14)
+spec("test_nan_leaky_relu", "LeakyRelu", [("x", xn)], lambda x: np.where(x < 0, 0.1 * x, x).astype(np.float32),
+     opset=16, attrs=dict(alpha=0.1))
+spec("test_nan_clip", "Clip", [("x", xn)], lambda x: np.clip(x, 0, 6), opset=13,
+     inits=[("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))])
+# An absent max is unbounded, as onnx.reference (np.clip(x, min, None)) and torch.clamp have it: +inf
+# stays inf. Clip-13's text says numeric_limits::max(), which ONNX Runtime follows (3.4028235e38);
+# docs/NUMERICS.md. min > max gives max everywhere (Min(max, Max(x, min)), Clip-13's text).
+spec("test_nan_clip_unbounded", "Clip", [("x", xn)], lambda x: np.clip(x, -1, None), opset=13,
+     inits=[("lo", np.array(-1, np.float32))])
+spec("test_clip_min_above_max", "Clip", [("x", xn)], lambda x: np.minimum(np.float32(-2), np.maximum(x, np.float32(1))),
+     opset=13, inits=[("lo", np.array(1, np.float32)), ("hi", np.array(-2, np.float32))])
+yn = r(2, 3, 8)
+yn[0, 0, [1, 2]] = [1.0, NAN]
+yn[1, 1, 0] = -INF
+spec("test_nan_max", "Max", [("a", xn), ("b", yn)], lambda a, b: np.maximum(a, b), opset=13)
+spec("test_nan_min", "Min", [("a", xn), ("b", yn)], lambda a, b: np.minimum(a, b), opset=13)
+spec("test_nan_max_three", "Max", [("a", xn), ("b", yn), ("c", r(8))],
+     lambda a, b, c: np.maximum(np.maximum(a, b), c), opset=13)
+spec("test_nan_sigmoid", "Sigmoid", [("x", xn)], lambda x: (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32),
+     opset=13)
+spec("test_nan_tanh", "Tanh", [("x", xn)], lambda x: np.tanh(x), opset=13)
+spec("test_nan_exp", "Exp", [("x", xn)], lambda x: np.exp(x), opset=13)
+spec("test_nan_softmax", "Softmax", [("x", xn)], lambda x: softmax(x.astype(np.float64)).astype(np.float32),
+     opset=13, attrs=dict(axis=-1))
+for red, f in (("ReduceMax", np.max), ("ReduceMin", np.min), ("ReduceSum", np.sum), ("ReduceMean", np.mean)):
+    spec("test_nan_%s" % red.lower(), red, [("x", xn)],
+         lambda x, f=f: f(x.astype(np.float64), axis=2, keepdims=True).astype(np.float32), opset=18,
+         inits=[("axes", i64(2))])
+spec("test_nan_argmax", "ArgMax", [("x", xn)], lambda x: np.argmax(x, axis=2)[..., None].astype(np.int64),
+     opset=13, attrs=dict(axis=2), out_types=[TensorProto.INT64])
+spec("test_nan_argmin", "ArgMin", [("x", xn)], lambda x: np.argmin(x, axis=2)[..., None].astype(np.int64),
+     opset=13, attrs=dict(axis=2), out_types=[TensorProto.INT64])
+
+# Pooling on NCHW [1,2,6,6]: a NaN and infs in channel 0, channel 1 all -inf in one window.
+pn = r(1, 2, 6, 6)
+pn[0, 0, 1, 1] = NAN
+pn[0, 0, 3, 4] = INF
+pn[0, 0, 5, 0] = -INF
+pn[0, 1, 0:2, 0:2] = -INF
+pn[0, 1, 4, 4] = NAN
+
+
+def pool2d(x, k, s, pad, f, fill):
+    """NCHW pooling of window k, stride s, symmetric pads `pad` filled with `fill`; f reduces a window."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
+    oh = (xp.shape[2] - k) // s + 1
+    ow = (xp.shape[3] - k) // s + 1
+    y = np.empty(x.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            y[:, :, i, j] = f(xp[:, :, i * s:i * s + k, j * s:j * s + k], axis=(2, 3))
+    return y.astype(np.float32)
+
+
+spec("test_nan_max_pool", "MaxPool", [("x", pn)], lambda x: pool2d(x, 2, 2, 0, np.max, 0), opset=12,
+     attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+spec("test_nan_max_pool_pads", "MaxPool", [("x", pn)], lambda x: pool2d(x, 3, 1, 1, np.max, -INF), opset=12,
+     attrs=dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+spec("test_nan_avg_pool", "AveragePool", [("x", pn)], lambda x: pool2d(x, 2, 2, 0, np.mean, 0), opset=11,
+     attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+spec("test_nan_global_max_pool", "GlobalMaxPool", [("x", pn)], lambda x: x.max(axis=(2, 3), keepdims=True), opset=13)
+spec("test_nan_global_avg_pool", "GlobalAveragePool", [("x", pn)],
+     lambda x: x.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(np.float32), opset=13)
+spec("test_nan_fp16_relu", "Relu", [("x", xn.astype(np.float16))], lambda x: np.maximum(x, 0), opset=14)
+spec("test_nan_fp16_max_pool", "MaxPool", [("x", pn.astype(np.float16))],
+     lambda x: pool2d(x, 2, 2, 0, np.max, 0).astype(np.float16), opset=12, attrs=dict(kernel_shape=[2, 2], strides=[2, 2]))
+
+
+# A convolution or Gemm followed by Relu or Clip, which fast backends fuse into one kernel: a NaN
+# input reaches every output whose window holds it, and the activation must keep it.
+def conv2d(x, w, b, pad):
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kh, kw = w.shape[2], w.shape[3]
+    oh, ow = xp.shape[2] - kh + 1, xp.shape[3] - kw + 1
+    y = np.empty((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            y[:, :, i, j] = np.einsum("nchw,ochw->no", xp[:, :, i:i + kh, j:j + kw], w.astype(np.float64))
+    return y + b.astype(np.float64)[None, :, None, None]
+
+
+cw, cb = r(4, 2, 3, 3, scale=0.5), r(4)
+for act, node, f in (("relu", helper.make_node("Relu", ["t"], ["y"]), lambda t: np.maximum(t, 0)),
+                     ("clip", helper.make_node("Clip", ["t", "lo", "hi"], ["y"]), lambda t: np.clip(t, 0, 6))):
+    inits = [("w", cw), ("b", cb)] + ([("lo", np.array(0, np.float32)), ("hi", np.array(6, np.float32))]
+                                      if act == "clip" else [])
+    spec("test_nan_conv_%s" % act, "Conv", [("x", pn)], lambda x, f=f: f(conv2d(x, cw, cb, 1)).astype(np.float32),
+         opset=13, inits=inits, nodes=[helper.make_node("Conv", ["x", "w", "b"], ["t"], pads=[1, 1, 1, 1]), node])
+gx = r(4, 16)
+gx[1, 3] = NAN
+gx[2, 5] = INF
+gw, gb = r(8, 16), r(8)
+spec("test_nan_gemm_relu", "Gemm", [("a", gx)],
+     lambda a: np.maximum(a.astype(np.float64) @ gw.T.astype(np.float64) + gb, 0).astype(np.float32), opset=13,
+     inits=[("w", gw), ("b", gb)],
+     nodes=[helper.make_node("Gemm", ["a", "w", "b"], ["t"], transB=1), helper.make_node("Relu", ["t"], ["y"])])
+spec("test_nan_conv", "Conv", [("x", pn)], lambda x: conv2d(x, cw, cb, 1).astype(np.float32), opset=13,
+     inits=[("w", cw), ("b", cb)], attrs=dict(pads=[1, 1, 1, 1]))
+spec("test_nan_gemm", "Gemm", [("a", gx)],
+     lambda a: (a.astype(np.float64) @ gw.T.astype(np.float64) + gb).astype(np.float32), opset=13,
+     inits=[("w", gw), ("b", gb)], attrs=dict(transB=1))
+# Wide enough for the cpu backend's own AVX-512 convolution (64 output channels, K = 8*3*3), with
+# the residual Add and the Relu it fuses; NaN and inf in the input and in the residual.
+wx = r(1, 8, 5, 5)
+wx[0, 2, 1, 3] = NAN
+wx[0, 5, 4, 0] = INF
+wres = r(1, 64, 5, 5)
+wres[0, 7, 2, 2] = NAN
+ww, wb = r(64, 8, 3, 3, scale=0.3), r(64)
+spec("test_nan_conv_residual_relu", "Conv", [("x", wx), ("res", wres)],
+     lambda x, res: np.maximum(conv2d(x, ww, wb, 1).astype(np.float32) + res, 0), opset=13,
+     inits=[("w", ww), ("b", wb)],
+     nodes=[helper.make_node("Conv", ["x", "w", "b"], ["t"], pads=[1, 1, 1, 1]),
+            helper.make_node("Add", ["t", "res"], ["u"]), helper.make_node("Relu", ["u"], ["y"])])
+c1x = r(2, 3, 7)
+c1x[1, 0, 3] = NAN
+c1w, c1b = r(4, 3, 3), r(4)
+spec("test_nan_conv1d", "Conv", [("x", c1x)],
+     lambda x: conv2d(x[:, :, None, :], c1w[:, :, None, :], c1b, 0)[:, :, 0, :].astype(np.float32), opset=13,
+     inits=[("w", c1w), ("b", c1b)])

@@ -120,8 +120,10 @@ float tare_tanh(float x) {
 // The activation epilogue, in the reference kernels' operation order (kernels/ref/unary.cc), each
 // operation rounded as there (`precise`: no fused multiply-add).
 float act(float v) {
-  if (ACT == ACT_RELU) return v > 0.0 ? v : 0.0;
-  if (ACT == ACT_CLIP) return v < ACT_A ? ACT_A : (v > ACT_B ? ACT_B : v);
+  // Relu and Clip keep NaN (the reference's rule: np.maximum(x, 0); Min(max, Max(x, min)), so
+  // min > max gives max).
+  if (ACT == ACT_RELU) return (v > 0.0 || isnan(v)) ? v : 0.0;
+  if (ACT == ACT_CLIP) return v < ACT_A ? min(ACT_A, ACT_B) : (v > ACT_B ? ACT_B : v);
   if (ACT == ACT_LEAKY) return v < 0.0 ? ACT_A * v : v;
   if (ACT == ACT_SIGMOID) return tare_sigmoid(v);
   if (ACT == ACT_TANH) return tare_tanh(v);

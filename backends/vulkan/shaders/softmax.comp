@@ -22,6 +22,12 @@ void main() {
         imax = k;
       }
     }
+    // A +inf maximum: x - max is NaN at the maximum (inf - inf), so the row is NaN, as the spec's
+    // numpy (exp(x - max) / sum) and PyTorch have it.
+    if (isinf(mx) && mx > 0.0) {
+      for (uint k = 0u; k < p.K; ++k) y[base + k * p.inner] = uintBitsToFloat(0x7fc00000u);
+      continue;
+    }
     // exp(x - max) with the rounding of x - max corrected to first order: exp(d + err) ~
     // exp(d) (1 + err); without it the relative error grows as |x - max| eps. The sum leaves out
     // the maximum's term (exactly 1): sum = 1 + rest, and log(sum) = log1p(rest) keeps
