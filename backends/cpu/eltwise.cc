@@ -33,7 +33,7 @@ Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC
 }  // namespace
 
 
-bool AllFinite(const float* x, size_t n) {
+TARE_CPU_CLONES bool AllFinite(const float* x, size_t n) {
   for (size_t i = 0; i < n; i += 4096) {
     const size_t e = std::min(n, i + 4096);
     uint32_t bad = 0;

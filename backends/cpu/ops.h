@@ -27,6 +27,14 @@ inline void ApplyClamp(const Clamp& cl, float* y, size_t n) {
   const float lo = cl.lo, hi = cl.hi;
   for (size_t i = 0; i < n; ++i) y[i] = y[i] < lo ? lo : y[i] > hi ? hi : y[i];
 }
+/// Compiles a simple loop function once per x86-64 level (AVX-512, AVX2, baseline) and picks one
+/// at load (GCC's target_clones): the backend's own memory-bound loops. Empty elsewhere.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TARE_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TARE_CPU_CLONES
+#endif
+
 /// Whether x[0, n) holds no NaN and no inf (a scan of the exponent bits, vectorized).
 bool AllFinite(const float* x, size_t n);
 /// Adds `fast`, the XNNPACK step of n reading x (plain, `count` floats: n's first input) and writing

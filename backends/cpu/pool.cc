@@ -28,6 +28,18 @@ bool AllOne(const std::vector<int64_t>& v) {
 
 /// max(best, v) with NaN sticky: NaN when either is (a NaN best stays: v > NaN is false).
 inline float MaxNan(float best, float v) { return (v > best || v != v) ? v : best; }
+/// y[ch] = MaxNan(y[ch], x[ch]) over n channels.
+TARE_CPU_CLONES void MaxRow(float* __restrict y, const float* __restrict x, size_t n) {
+  for (size_t ch = 0; ch < n; ++ch) y[ch] = MaxNan(y[ch], x[ch]);
+}
+/// y[ch] += x[ch] over n channels.
+TARE_CPU_CLONES void AddRow(float* __restrict y, const float* __restrict x, size_t n) {
+  for (size_t ch = 0; ch < n; ++ch) y[ch] += x[ch];
+}
+/// y[ch] /= d over n channels.
+TARE_CPU_CLONES void DivRow(float* y, float d, size_t n) {
+  for (size_t ch = 0; ch < n; ++ch) y[ch] /= d;
+}
 
 Status CompileGlobal(Compiler& c, const Node& n, bool is_max) {
   const int x = n.inputs[0], y = n.outputs[0];
@@ -45,13 +57,12 @@ Status CompileGlobal(Compiler& c, const Node& n, bool is_max) {
         for (size_t p = 1; p < P; ++p) {
           const float* row = xi + p * C;
           if (is_max) {
-            for (size_t ch = 0; ch < C; ++ch) yi[ch] = MaxNan(yi[ch], row[ch]);
+            MaxRow(yi, row, C);
           } else {
-            for (size_t ch = 0; ch < C; ++ch) yi[ch] += row[ch];
+            AddRow(yi, row, C);
           }
         }
-        if (!is_max)
-          for (size_t ch = 0; ch < C; ++ch) yi[ch] /= static_cast<float>(P);
+        if (!is_max) DivRow(yi, static_cast<float>(P), C);
       }
     });
     return Status::Ok();
@@ -91,14 +102,13 @@ void AddPool2d(Compiler& c, const PoolGeom& g, bool is_max, const float* xp, flo
                 std::copy(xv, xv + C, yo);
                 first = false;
               } else if (is_max) {
-                for (size_t ch = 0; ch < C; ++ch) yo[ch] = MaxNan(yo[ch], xv[ch]);
+                MaxRow(yo, xv, C);
               } else {
-                for (size_t ch = 0; ch < C; ++ch) yo[ch] += xv[ch];
+                AddRow(yo, xv, C);
               }
             }
           }
-          if (!is_max && taps > 1)  // every window has a tap (CompilePool checks)
-            for (size_t ch = 0; ch < C; ++ch) yo[ch] /= static_cast<float>(taps);
+          if (!is_max && taps > 1) DivRow(yo, static_cast<float>(taps), C);  // every window has a tap
         }
       }
     });
