@@ -67,6 +67,11 @@ endforeach()
 # tare's own cases (issue 20: opsets 18 to 23, float16 / bfloat16; tests/conformance/make_cases.py,
 # ONNX Runtime's outputs committed), on every backend; expected failures per backend in
 # conformance/cases_xfail_<backend>.txt.
+# oneDNN loses NaN in different ops on aarch64 (its own jit): a list of its own there.
+set(TARE_ONEDNN_XFAIL_SUFFIX "")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+  set(TARE_ONEDNN_XFAIL_SUFFIX "_aarch64")
+endif()
 set(TARE_CASES_ARGS --data ${CMAKE_CURRENT_SOURCE_DIR}/conformance --folder cases)
 foreach(backend ref ref64)
   add_test(NAME conformance.${backend}.cases COMMAND tare_conformance --backend ${backend} ${TARE_CASES_ARGS}
@@ -198,7 +203,7 @@ if(TARE_WITH_ONEDNN)
     set_tests_properties(conformance.onednn.${folder} PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
   endforeach()
   add_test(NAME conformance.onednn.cases COMMAND tare_conformance --backend onednn ${TARE_CASES_ARGS}
-           --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_onednn.txt)
+           --xfail ${CMAKE_CURRENT_SOURCE_DIR}/conformance/cases_xfail_onednn${TARE_ONEDNN_XFAIL_SUFFIX}.txt)
   set_tests_properties(conformance.onednn.cases PROPERTIES ENVIRONMENT "OMP_WAIT_POLICY=passive")
   foreach(model ${TARE_FIXTURES})
     get_filename_component(dir ${model} DIRECTORY)
