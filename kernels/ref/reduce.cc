@@ -192,6 +192,12 @@ Result<KernelFn> MakeReduce(const Node& node) {
       case DType::kUInt64: Reduce<uint64_t>(x, y, runs, kind, count); break;
       case DType::kInt8: Reduce<int8_t>(x, y, runs, kind, count); break;
       case DType::kUInt8: Reduce<uint8_t>(x, y, runs, kind, count); break;
+      case DType::kBool: {  // ReduceMax / ReduceMin-20: any / all, on the 0/1 bytes
+        Reduce<uint8_t>(x, y, runs, kind, count);
+        uint8_t* yp = y.as<uint8_t>();
+        for (int64_t i = 0; i < y.numel(); ++i) yp[i] = yp[i] != 0;  // an empty Min's 255 is true
+        break;
+      }
       default: return Status::Error("Reduce: unsupported dtype " + DTypeName(x.dtype));
     }
     return Status::Ok();

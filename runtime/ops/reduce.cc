@@ -9,7 +9,8 @@
 // Prod, the type's lowest (Max) / highest (Min) value, -inf / +inf for floats (as Reduce*-18).
 // Dtypes: float32 and float64 for every op; int32, int64, uint32, uint64 also for Sum, SumSquare,
 // L1, Prod, Max, Min (integer arithmetic wraps around, two's complement); int8 and uint8 also for
-// Max and Min. Mean, L2, LogSum and LogSumExp are float only (float16 is not supported).
+// Max and Min; bool also for Max (any) and Min (all), as Reduce{Max,Min}-20 (an empty extent gives
+// false and true). Mean, L2, LogSum and LogSumExp are float only.
 // Axes: the optional int64 input 1 (`axes`, known at plan time; Reduce*-18, ReduceSum-13) or the
 // attribute `axes` (Reduce*-13 and TFLite's reductions), not both. Each axis is in [-r, r), no
 // duplicates. Empty or absent axes reduce every axis, unless noop_with_empty_axes=1 (Reduce*-18,
@@ -29,7 +30,7 @@ bool DTypeOk(const std::string& op, DType t) {
   const bool wide_int = t == DType::kInt32 || t == DType::kInt64 || t == DType::kUInt32 || t == DType::kUInt64;
   if (wide_int)
     return minmax || op == "ReduceSum" || op == "ReduceSumSquare" || op == "ReduceL1" || op == "ReduceProd";
-  return minmax && (t == DType::kInt8 || t == DType::kUInt8);
+  return minmax && (t == DType::kInt8 || t == DType::kUInt8 || t == DType::kBool);
 }
 
 }  // namespace

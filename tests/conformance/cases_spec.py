@@ -362,3 +362,28 @@ c1w, c1b = r(4, 3, 3), r(4)
 spec("test_nan_conv1d", "Conv", [("x", c1x)],
      lambda x: conv2d(x[:, :, None, :], c1w[:, :, None, :], c1b, 0)[:, :, 0, :].astype(np.float32), opset=13,
      inits=[("w", c1w), ("b", c1b)])
+
+
+# ---- IsInf / IsNaN / ReduceMax / ReduceMin on the types opset 20 adds (issue 20 item 1) -----------
+# IsInf-20 and IsNaN-20 add bfloat16 (and the float8 types); ReduceMax-20 and ReduceMin-20 add bool
+# (max is "any", min is "all"). Fixed values: no draw from the shared RNG.
+sp = np.array([[1.5, np.inf, -np.inf], [np.nan, -0.0, 65504]], np.float32)
+case("test_opset20_isinf_bf16", "IsInf", [("x", BF16(sp))], opset=20, out_types=[TensorProto.BOOL],
+     ref=lambda x: np.isinf(x))
+case("test_opset20_isinf_bf16_negative_only", "IsInf", [("x", BF16(sp))], opset=20, out_types=[TensorProto.BOOL],
+     attrs=dict(detect_positive=0), ref=lambda x: np.isneginf(x))
+case("test_opset20_isnan_bf16", "IsNaN", [("x", BF16(sp))], opset=20, out_types=[TensorProto.BOOL],
+     ref=lambda x: np.isnan(x))
+case("test_opset20_isnan_fp16", "IsNaN", [("x", sp.astype(np.float16))], opset=20, out_types=[TensorProto.BOOL],
+     ref=lambda x: np.isnan(x))
+case("test_opset20_isinf_fp16", "IsInf", [("x", sp.astype(np.float16))], opset=20, out_types=[TensorProto.BOOL],
+     ref=lambda x: np.isinf(x))
+bm = np.array([[True, False, False], [False, False, False], [True, True, True]])
+case("test_opset20_reducemax_bool", "ReduceMax", [("x", bm)], opset=20, inits=[("axes", i64(1))],
+     ref=lambda x: x.max(axis=1, keepdims=True))
+case("test_opset20_reducemin_bool", "ReduceMin", [("x", bm)], opset=20, inits=[("axes", i64(1))], attrs=dict(keepdims=0),
+     ref=lambda x: x.min(axis=1))
+case("test_opset20_reducemax_bool_all", "ReduceMax", [("x", bm)], opset=20, attrs=dict(keepdims=0),
+     ref=lambda x: np.array(x.max()))
+case("test_opset20_reducemin_fp16", "ReduceMin", [("x", np.nan_to_num(sp, nan=-7.0).astype(np.float16))], opset=20, inits=[("axes", i64(0))],
+     ref=lambda x: x.min(axis=0, keepdims=True))
