@@ -1,4 +1,5 @@
 #include "format/npy.h"
+#include "runtime/ir/float8.h"
 
 #include "format/file_io.h"
 
@@ -105,6 +106,10 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
   std::string descr;
   for (const DescrMap& m : kDescrs)
     if (m.dtype == t.dtype) descr = std::string(DTypeSize(t.dtype) == 1 ? "|" : "<") + m.descr;
+  // Types numpy lacks, written as what tare holds: int4 / uint4 values as int8 / uint8, float8
+  // codes as uint8 (runtime/ir/float8.h).
+  if (t.dtype == DType::kInt4) descr = "|i1";
+  if (t.dtype == DType::kUInt4 || DTypeIsFloat8(t.dtype)) descr = "|u1";
   if (descr.empty()) return Status::Error("cannot write " + DTypeName(t.dtype) + " to .npy");
   std::string shape = "(";
   for (size_t i = 0; i < t.shape.size(); ++i) shape += std::to_string(t.shape[i]) + (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");

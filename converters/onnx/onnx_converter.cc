@@ -1,4 +1,5 @@
 #include "converters/onnx/onnx_converter.h"
+#include "runtime/ir/float8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -32,10 +33,17 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
   // allocated (a few bytes must not be able to ask for gigabytes).
   Result<int64_t> claimed = NumElements(shape);
   if (!claimed.ok()) return Status::Error(what + ": " + claimed.status().message());
+  const bool packed4 = dt == DType::kInt4 || dt == DType::kUInt4;  // two per byte, first in the low nibble
   {
     const size_t es0 = DTypeSize(dt);
     int64_t carried = 0;
-    if (dt == DType::kString) {
+    if (packed4) {
+      const int64_t bytes = p.has_raw_data() ? static_cast<int64_t>(p.raw_data().size()) : p.int32_data_size();
+      if (bytes != (*claimed + 1) / 2)
+        return Status::Error(what + " has " + std::to_string(bytes) + " bytes of packed " + DTypeName(dt) +
+                             " data, but its shape " + ShapeStr(shape) + " needs " + std::to_string((*claimed + 1) / 2));
+      carried = *claimed;
+    } else if (dt == DType::kString) {
       carried = p.string_data_size();
     } else if (p.has_raw_data()) {
       carried = es0 ? static_cast<int64_t>(p.raw_data().size() / es0) : 0;
@@ -63,6 +71,14 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
       return Status::Error(what + " has " + std::to_string(p.string_data_size()) + " strings, expected " +
                            std::to_string(n) + " for shape " + ShapeStr(shape));
     for (int64_t i = 0; i < n; ++i) t.as<std::string>()[i] = p.string_data(static_cast<int>(i));
+    return t;
+  }
+  if (packed4) {  // unpacked into one element per byte (runtime/ir/float8.h)
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t byte = p.has_raw_data() ? static_cast<uint8_t>(p.raw_data()[static_cast<size_t>(i / 2)])
+                                            : p.int32_data(static_cast<int>(i / 2));
+      WriteInt(t, i, (i % 2 ? byte >> 4 : byte) & 0xf);
+    }
     return t;
   }
   if (p.has_raw_data()) {
@@ -100,8 +116,12 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
       TARE_RETURN_IF_ERROR(check(p.int32_data_size()));
       for (int64_t i = 0; i < n; ++i) t.as<uint16_t>()[i] = static_cast<uint16_t>(p.int32_data(static_cast<int>(i)));
       break;
-    default:  // int32, int16, int8, uint16, uint8, bool: int32_data
+    default:  // int32, int16, int8, uint16, uint8, bool: int32_data; float8: the 8-bit codes
       TARE_RETURN_IF_ERROR(check(p.int32_data_size()));
+      if (DTypeIsFloat8(dt)) {
+        for (int64_t i = 0; i < n; ++i) t.as<uint8_t>()[i] = static_cast<uint8_t>(p.int32_data(static_cast<int>(i)));
+        break;
+      }
       for (int64_t i = 0; i < n; ++i) WriteInt(t, i, p.int32_data(static_cast<int>(i)));
       break;
   }

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ir/float8.h"
 
 namespace tare {
 namespace {
@@ -398,9 +399,40 @@ Status StringToNumber(const Tensor& x, Tensor& y) {
   return Status::Ok();
 }
 
+/// True for the types held one per byte as codes or 4-bit values (runtime/ir/float8.h).
+bool IsSmallType(DType t) { return DTypeIsFloat8(t) || t == DType::kInt4 || t == DType::kUInt4; }
+
+/// Cast to or from a float8 or 4-bit type (runtime/ops/cast.cc): float8 -> any through its exact
+/// double value; int4/uint4 -> any as an integer; -> float8 rounds to nearest even by the Cast-19
+/// table (`saturate`); float -> int4/uint4 truncates toward zero and saturates to the range (NaN 0),
+/// integer -> int4/uint4 keeps the low four bits; bool is 0/1 both ways.
+Status CastSmall(const Tensor& x, Tensor& y, bool saturate) {
+  if (x.dtype == DType::kString || y.dtype == DType::kString)
+    return Status::Error("Cast between string and " + DTypeName(IsSmallType(x.dtype) ? x.dtype : y.dtype) +
+                         " is not supported");
+  const bool from_int = !DTypeIsFloat8(x.dtype) && !DTypeIsFloat(x.dtype) && x.dtype != DType::kBFloat16;
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    if (from_int) {
+      const int64_t v = ReadInt(x, i);
+      if (DTypeIsFloat8(y.dtype)) y.as<uint8_t>()[i] = DoubleToFloat8(y.dtype, static_cast<double>(v), saturate);
+      else if (y.dtype == DType::kBool) y.as<uint8_t>()[i] = v != 0;
+      else if (DTypeIsFloat(y.dtype) || y.dtype == DType::kBFloat16) WriteDouble(y, i, static_cast<double>(v));
+      else WriteInt(y, i, v);  // integer -> integer: low bits (int4/uint4: WrapInt4)
+    } else {
+      const double v = ReadDouble(x, i);
+      if (DTypeIsFloat8(y.dtype)) y.as<uint8_t>()[i] = DoubleToFloat8(y.dtype, v, saturate);
+      else if (y.dtype == DType::kBool) y.as<uint8_t>()[i] = v != 0.0;
+      else WriteDouble(y, i, v);  // exact for float8 -> float; int4 saturates
+    }
+  }
+  return Status::Ok();
+}
+
 /// Casts x into y (same shape), dispatching on both storage types. `ref64`: float32 values are
-/// held as doubles.
-Status CastTensor(const Tensor& x, Tensor& y, bool ref64) {
+/// held as doubles. `saturate` applies to float8 outputs only (Cast-19).
+Status CastTensor(const Tensor& x, Tensor& y, bool ref64, bool saturate) {
+  if (x.dtype != y.dtype && (IsSmallType(x.dtype) || IsSmallType(y.dtype))) return CastSmall(x, y, saturate);
   if (x.dtype == DType::kString && y.dtype == DType::kString) {
     for (int64_t i = 0; i < x.numel(); ++i) y.as<std::string>()[i] = x.as<std::string>()[i];
     return Status::Ok();
@@ -439,8 +471,9 @@ template <class T>
 Result<KernelFn> MakeCast(const Node& node) {
   if (node.op != "CastLike" && !node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
   constexpr bool ref64 = std::is_same<T, double>::value;
-  return KernelFn([](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    return CastTensor(*in[0], *out[0], ref64);
+  TARE_ASSIGN_OR_RETURN(int64_t saturate, node.GetInt("saturate", 1));
+  return KernelFn([saturate](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    return CastTensor(*in[0], *out[0], ref64, saturate != 0);
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/ir/elem.h"
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ir/float8.h"
 
 namespace tare {
 namespace {
@@ -35,6 +36,10 @@ KernelFn FloatTest(F f) {
     const Tensor& x = *in[0];
     const int64_t n = x.numel();
     bool* py = out[0]->as<bool>();
+    if (DTypeIsFloat8(x.dtype)) {
+      for (int64_t i = 0; i < n; ++i) py[i] = f(Float8ToDouble(x.dtype, x.as<uint8_t>()[i]));
+      return Status::Ok();
+    }
     const bool ok = VisitFloat(x.dtype, [&](auto e) {
       using E = decltype(e);
       const typename E::S* px = x.as<typename E::S>();

@@ -11,10 +11,12 @@
 // and matmul rows then accumulate contiguous runs of output elements (vectorizable).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "kernels/ref/conv_geometry.h"
 #include "kernels/ref/ref_kernels.h"
+#include "runtime/ir/float8.h"
 
 namespace tare {
 namespace {
@@ -71,31 +73,89 @@ std::vector<float> Floats(const Tensor& t) {
   return v;
 }
 
-/// QuantizeLinear / DequantizeLinear: per-axis index c of element i is (i / inner) % len.
+/// QuantizeLinear / DequantizeLinear: the scale / zero point index of element i of x: 0 (per
+/// tensor), (i / inner) % len (per axis), or for blocks of B along the axis
+/// ((i / (len * inner)) * ceil(len / B) + ((i / inner) % len) / B) * inner + i % inner.
 struct AxisMap {
-  int64_t inner = 1, len = 1;
-  AxisMap(int64_t axis, const Shape& x, int64_t params) {
-    if (params == 1) return;
+  int64_t inner = 1, len = 1, block = 0, blocks = 1;
+  bool per_tensor = true;
+  AxisMap(int64_t axis, const Shape& x, int64_t params, int64_t block_size) {
+    if (params == 1 && block_size == 0) return;
+    per_tensor = false;
     const size_t ax = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(x.size()) : axis);
     len = x[ax];
     for (size_t d = ax + 1; d < x.size(); ++d) inner *= x[d];
+    block = block_size;
+    if (block) blocks = (len + block - 1) / block;
   }
-  int64_t operator()(int64_t i) const { return len == 1 ? 0 : (i / inner) % len; }
+  int64_t operator()(int64_t i) const {
+    if (per_tensor) return 0;
+    const int64_t j = (i / inner) % len;
+    if (!block) return j;
+    return ((i / (len * inner)) * blocks + j / block) * inner + i % inner;
+  }
 };
 
-/// y = sat(rne(f32(x / scale[c])) + zp[c]) for x float32 (held in T) or int32.
+/// The output range of an integer quantized type.
+void RangeOf(DType t, int64_t* lo, int64_t* hi) {
+  switch (t) {
+    case DType::kInt16: *lo = -32768; *hi = 32767; return;
+    case DType::kUInt16: *lo = 0; *hi = 65535; return;
+    case DType::kInt4: case DType::kUInt4: *lo = Int4Lo(t); *hi = Int4Hi(t); return;
+    default: Range8(t, lo, hi);
+  }
+}
+
+/// y = sat(rne(f32(x / scale[c])) + zp[c]) for x float32 (held in T) or int32; a float8 y gets
+/// float8(f32(f32(x / scale[c]) + zp[c])) with `saturate` (zp[c] its value).
 template <class T>
-Status Quantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, const std::vector<int64_t>& zp,
+Status Quantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, const Tensor* zpt, bool saturate,
                 Tensor& y) {
-  int64_t lo, hi;
-  Range8(y.dtype, &lo, &hi);
   const bool int_x = x.dtype == DType::kInt32;
   const int64_t n = x.numel();
+  auto xval = [&](int64_t i) {
+    return int_x ? static_cast<float>(x.as<int32_t>()[i]) : static_cast<float>(x.as<T>()[i]);
+  };
+  if (DTypeIsFloat8(y.dtype)) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = c(i);
+      const float zp = zpt ? static_cast<float>(ReadDouble(*zpt, k)) : 0.0f;
+      const float q = xval(i) / s[static_cast<size_t>(k)] + zp;
+      y.as<uint8_t>()[i] = DoubleToFloat8(y.dtype, q, saturate);
+    }
+    return Status::Ok();
+  }
+  int64_t lo, hi;
+  RangeOf(y.dtype, &lo, &hi);
   for (int64_t i = 0; i < n; ++i) {
-    const float xv = int_x ? static_cast<float>(x.as<int32_t>()[i]) : static_cast<float>(x.as<T>()[i]);
-    const int64_t k = s.size() == 1 ? 0 : c(i);
-    const float q = xv / s[static_cast<size_t>(k)];
-    Put8(y, i, Requant(q, zp[zp.size() == 1 ? 0 : static_cast<size_t>(k)], lo, hi));
+    const int64_t k = c(i);
+    const float q = xval(i) / s[static_cast<size_t>(k)];
+    WriteInt(y, i, Requant(q, zpt ? ReadInt(*zpt, k) : 0, lo, hi));
+  }
+  return Status::Ok();
+}
+
+/// Nearest bfloat16 (ties to even; NaN stays NaN) of f.
+uint16_t BFloat16Nearest(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
+  b += 0x7fffu + ((b >> 16) & 1u);
+  return static_cast<uint16_t>(b >> 16);
+}
+
+/// y = f32(f32(x - zp[c]) * scale[c]) into y of T (float32 held in T), float16 or bfloat16.
+template <class T>
+Status Dequantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, const Tensor* zpt, Tensor& y) {
+  const bool f8 = DTypeIsFloat8(x.dtype);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t k = c(i);
+    const float d = f8 ? static_cast<float>(ReadDouble(x, i)) - (zpt ? static_cast<float>(ReadDouble(*zpt, k)) : 0.0f)
+                       : static_cast<float>(ReadInt(x, i) - (zpt ? ReadInt(*zpt, k) : 0));
+    const float v = d * s[static_cast<size_t>(k)];
+    if (y.dtype == DType::kFloat16) y.as<uint16_t>()[i] = FloatToHalf(v);
+    else if (y.dtype == DType::kBFloat16) y.as<uint16_t>()[i] = BFloat16Nearest(v);
+    else y.as<T>()[i] = static_cast<T>(v);
   }
   return Status::Ok();
 }
@@ -116,7 +176,9 @@ Status DynamicQuantize(const Tensor& x, const std::vector<Tensor*>& out) {
   if (out.size() > 1 && out[1]) out[1]->as<T>()[0] = static_cast<T>(scale);
   if (out.size() > 2 && out[2]) out[2]->as<uint8_t>()[0] = static_cast<uint8_t>(zp);
   if (!out[0]) return Status::Ok();
-  return Quantize<T>(AxisMap(0, x.shape, 1), x, {scale}, {zp}, *out[0]);
+  uint8_t zp8 = static_cast<uint8_t>(zp);
+  const Tensor zpt = Tensor::View(DType::kUInt8, {}, &zp8);
+  return Quantize<T>(AxisMap(0, x.shape, 1, 0), x, {scale}, &zpt, true, *out[0]);
 }
 
 /// acc[n, m, o] = sum over (c', kd, kh, kw) of xs * ws (modulo 2^32); padding contributes 0.
@@ -280,23 +342,18 @@ Result<KernelFn> MakeQuant(const Node& node) {
   using Outs = std::vector<Tensor*>;
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
     TARE_ASSIGN_OR_RETURN(int64_t axis, node.GetInt("axis", 1));
+    TARE_ASSIGN_OR_RETURN(int64_t block, node.GetInt("block_size", 0));
+    TARE_ASSIGN_OR_RETURN(int64_t saturate, node.GetInt("saturate", 1));
     if (op == "QuantizeLinear")
-      return KernelFn([axis](const Ins& in, const Outs& out) {
+      return KernelFn([axis, block, saturate](const Ins& in, const Outs& out) {
         const std::vector<float> s = Floats<T>(*in[1]);
-        const std::vector<int64_t> zp = Ints(in.size() > 2 ? in[2] : nullptr);
-        return Quantize<T>(AxisMap(axis, in[0]->shape, in[1]->numel()), *in[0], s, zp, *out[0]);
+        const Tensor* zp = in.size() > 2 ? in[2] : nullptr;
+        return Quantize<T>(AxisMap(axis, in[0]->shape, in[1]->numel(), block), *in[0], s, zp, saturate != 0, *out[0]);
       });
-    return KernelFn([axis](const Ins& in, const Outs& out) {
-      const AxisMap c(axis, in[0]->shape, in[1]->numel());
+    return KernelFn([axis, block](const Ins& in, const Outs& out) {
       const std::vector<float> s = Floats<T>(*in[1]);
-      const std::vector<int64_t> zp = Ints(in.size() > 2 ? in[2] : nullptr);
-      T* y = out[0]->as<T>();
-      for (int64_t i = 0; i < in[0]->numel(); ++i) {
-        const size_t k = static_cast<size_t>(s.size() == 1 ? 0 : c(i));
-        const float d = static_cast<float>(ReadInt(*in[0], i) - zp[zp.size() == 1 ? 0 : k]);
-        y[i] = static_cast<T>(d * s[k]);
-      }
-      return Status::Ok();
+      const Tensor* zp = in.size() > 2 ? in[2] : nullptr;
+      return Dequantize<T>(AxisMap(axis, in[0]->shape, in[1]->numel(), block), *in[0], s, zp, *out[0]);
     });
   }
   if (op == "DynamicQuantizeLinear")

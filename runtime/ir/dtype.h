@@ -24,6 +24,12 @@ enum class DType : int32_t {
   kUInt32 = 12,
   kUInt64 = 13,
   kBFloat16 = 16,
+  kFloat8E4M3FN = 17,    ///< float8: one byte per element, its code (runtime/ir/float8.h)
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,           ///< one element per byte in tare (packed two per byte in ONNX files)
+  kInt4 = 22,
 };
 
 /// Bytes per element; 0 for kUndefined and kString (string tensors hold std::string elements,

@@ -1,4 +1,5 @@
 #include "runtime/ir/tensor.h"
+#include "runtime/ir/float8.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -163,7 +164,14 @@ int64_t ReadInt(const Tensor& t, int64_t i) {
 #undef X
     case DType::kFloat16: return static_cast<int64_t>(HalfToFloat(t.as<uint16_t>()[i]));
     case DType::kBFloat16: return static_cast<int64_t>(BFloat16ToFloat(t.as<uint16_t>()[i]));
-    default: return 0;
+    case DType::kInt4: return t.as<int8_t>()[i];
+    case DType::kUInt4: return t.as<uint8_t>()[i];
+    default:
+      if (DTypeIsFloat8(t.dtype)) {
+        const double v = Float8ToDouble(t.dtype, t.as<uint8_t>()[i]);
+        return std::isfinite(v) ? static_cast<int64_t>(v) : 0;
+      }
+      return 0;
   }
 }
 
@@ -174,7 +182,9 @@ double ReadDouble(const Tensor& t, int64_t i) {
 #undef X
     case DType::kFloat16: return HalfToFloat(t.as<uint16_t>()[i]);
     case DType::kBFloat16: return BFloat16ToFloat(t.as<uint16_t>()[i]);
-    default: return 0;
+    case DType::kInt4: return t.as<int8_t>()[i];
+    case DType::kUInt4: return t.as<uint8_t>()[i];
+    default: return DTypeIsFloat8(t.dtype) ? Float8ToDouble(t.dtype, t.as<uint8_t>()[i]) : 0;
   }
 }
 
@@ -203,7 +213,13 @@ void WriteDouble(Tensor& t, int64_t i, double v) {
 #undef X
     case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
     case DType::kBFloat16: t.as<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(v)); break;
-    default: break;
+    case DType::kInt4: case DType::kUInt4:  // truncated toward zero, saturated to the range, NaN -> 0
+      t.as<int8_t>()[i] = static_cast<int8_t>(
+          std::isnan(v) ? 0 : std::min<double>(std::max<double>(std::trunc(v), Int4Lo(t.dtype)), Int4Hi(t.dtype)));
+      break;
+    default:
+      if (DTypeIsFloat8(t.dtype)) t.as<uint8_t>()[i] = DoubleToFloat8(t.dtype, v, true);
+      break;
   }
 }
 
@@ -214,7 +230,10 @@ void WriteInt(Tensor& t, int64_t i, int64_t v) {
 #undef X
     case DType::kFloat16: t.as<uint16_t>()[i] = FloatToHalf(static_cast<float>(v)); break;
     case DType::kBFloat16: t.as<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(v)); break;
-    default: break;
+    case DType::kInt4: case DType::kUInt4: t.as<int8_t>()[i] = static_cast<int8_t>(WrapInt4(t.dtype, v)); break;
+    default:
+      if (DTypeIsFloat8(t.dtype)) t.as<uint8_t>()[i] = DoubleToFloat8(t.dtype, static_cast<double>(v), true);
+      break;
   }
 }
 
@@ -242,7 +261,7 @@ Result<Tensor> ConvertTensor(const Tensor& t, DType to) {
     if (n) std::memcpy(out.data, t.data, t.nbytes());
     return out;
   }
-  auto is_float = [](DType d) { return DTypeIsFloat(d) || d == DType::kBFloat16; };
+  auto is_float = [](DType d) { return DTypeIsFloat(d) || d == DType::kBFloat16 || DTypeIsFloat8(d); };
   bool int_path = !is_float(t.dtype) && !is_float(to);
   for (int64_t i = 0; i < n; ++i) {
     if (to == DType::kBool) out.as<bool>()[i] = int_path ? ReadInt(t, i) != 0 : ReadDouble(t, i) != 0.0;

@@ -66,9 +66,11 @@ int64_t ReadInt(const Tensor& t, int64_t i);
 /// Reads element i of any numeric tensor as double.
 double ReadDouble(const Tensor& t, int64_t i);
 /// Writes v to element i: integers truncate toward zero and saturate (NaN -> 0), bool is v != 0,
-/// float16 rounds to nearest even (via float).
+/// float16 rounds to nearest even (via float); int4/uint4 truncate and saturate to their range;
+/// float8 rounds to nearest even, saturating (runtime/ir/float8.h).
 void WriteDouble(Tensor& t, int64_t i, double v);
-/// Writes an integer v to element i (exact for integer types).
+/// Writes an integer v to element i (exact for integer types; wider integers wrap, int4/uint4 keep
+/// the low four bits as ONNX Cast-21 says).
 void WriteInt(Tensor& t, int64_t i, int64_t v);
 /// Copies a tensor, converting its elements to `to` (float->int truncates toward zero, as C++;
 /// float->bfloat16 truncates the float32 bit pattern, as ONNX's Cast-13 reference does). Sequences

@@ -1,6 +1,7 @@
-// Cast (ONNX Cast-13): y has x's shape and the element type given by the required attribute `to`
-// (an ONNX TensorProto.DataType code). Every type tare stores is accepted on both sides
-// (float16/32/64, bfloat16, int8/16/32/64, uint8/16/32/64, bool, string).
+// Cast (ONNX Cast-13, -19, -21): y has x's shape and the element type given by the required
+// attribute `to` (an ONNX TensorProto.DataType code). Every type tare stores is accepted on both
+// sides (float16/32/64, bfloat16, int8/16/32/64, uint8/16/32/64, bool, string; the float8 types
+// and int4/uint4 of Cast-19/21, not to or from string).
 // Conversions (kernels/ref/cast.cc implements exactly these):
 //   float -> float: round to nearest even (IEEE 754); overflow gives +-inf, NaN stays NaN.
 //   float -> integer: truncation toward zero, as C++ does for in-range values; values beyond the
@@ -20,6 +21,12 @@
 //     values, other numbers as the nearest double (float32: the nearest float32 to the text; text
 //     beyond double's range gives +-inf, or +-0 when tiny) and then by the rules above. Anything else (ONNX: undefined behaviour) is an error at run time.
 //   string -> string: a copy.
+//   -> float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ; Cast-19): round to nearest even; attribute
+//     saturate (0 or 1, default 1) decides overflow and inf by the table of Cast-19/21
+//     (runtime/ir/float8.h DoubleToFloat8); float8 -> any: its exact value, then the rules above.
+//   -> int4 / uint4 (Cast-21): from float, truncation toward zero saturated to [-8, 7] / [0, 15]
+//     (NaN 0) as for the other integers; from an integer, the low four bits (two's complement).
+//     saturate has no effect on non-float8 outputs.
 // CastLike (ONNX CastLike-15): the same conversion to the dtype of input 1 (target_type, whose
 // values are not read); no attributes.
 // Note: float32 values are held in the compute type, so on ref64 a cast to float32 keeps the
@@ -47,6 +54,8 @@ Status InferCast(InferContext& ctx) {
     return Status::Ok();
   }
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
+  TARE_ASSIGN_OR_RETURN(int64_t saturate, ctx.node.GetInt("saturate", 1));
+  if (saturate != 0 && saturate != 1) return ctx.Error("attribute 'saturate' must be 0 or 1, got " + std::to_string(saturate));
   if (!ctx.node.has("to")) return ctx.Error("attribute 'to' is required");
   TARE_ASSIGN_OR_RETURN(int64_t to, ctx.node.GetInt("to", 0));
   if (to < 0 || to > 64 || !DTypeIsValid(static_cast<int32_t>(to)))

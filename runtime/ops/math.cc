@@ -11,8 +11,11 @@
 //   Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha (float, default 1.0, nonzero).
 //   Gelu (ONNX Gelu-20): approximate = "none" (default): 0.5 x (1 + erf(x / sqrt 2)); "tanh":
 //     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). Mish (ONNX Mish-18): x tanh(ln(1 + e^x)).
+//   IsNaN / IsInf (ONNX IsNaN-20, IsInf-20) also read the float8 types (runtime/ir/float8.h: only
+//     E5M2 has infinities).
 //   IsInf: true for +inf when detect_positive (int, default 1), for -inf when detect_negative
 //     (int, default 1); both attributes 0 or 1.
+#include "runtime/ir/float8.h"
 #include "runtime/ops/elementwise.h"
 #include "runtime/ops/specs.h"
 
@@ -22,7 +25,8 @@ Status InferMath(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
   const DType t = ctx.in[0].dtype;
-  if (!(DTypeIsFloat(t) || (op == "Sign" && DTypeIsInteger(t))))
+  const bool test = op == "IsNaN" || op == "IsInf";  // IsNaN/IsInf-20 also take the float8 types
+  if (!(DTypeIsFloat(t) || (op == "Sign" && DTypeIsInteger(t)) || (test && DTypeIsFloat8(t))))
     return ctx.Error("input X type " + DTypeName(t) + " is not supported (float16, float32, float64" +
                      (op == "Sign" ? ", or an integer type)" : ")"));
   if (op == "Celu") {

@@ -1,4 +1,4 @@
-// Linear quantization ops (ONNX QuantizeLinear-13, DequantizeLinear-13, DynamicQuantizeLinear-11,
+// Linear quantization ops (ONNX QuantizeLinear-23, DequantizeLinear-23, DynamicQuantizeLinear-11,
 // QLinearConv-10, QLinearMatMul-10, ConvInteger-10, MatMulInteger-10). 8-bit types are uint8
 // (range [0, 255]) and int8 ([-128, 127]). rne(v) rounds to the nearest integer, ties to even;
 // sat(v) clamps to the output type's range; a NaN passed to rne counts as 0. Every float step
@@ -6,14 +6,25 @@
 // ONNX reference computes it with numpy float32, so ref and ref64 give identical results; float32
 // inputs (scales, x) are rounded to float32 first (a no-op for float32 data).
 //
-// QuantizeLinear(x, y_scale, y_zero_point?; axis=1): x float32 (or int32, converted to float32),
-//   y[i] = sat(rne(f32(x[i] / y_scale[c])) + y_zero_point[c]), y has y_zero_point's type (uint8
-//   when omitted, zero point 0). Per-tensor: y_scale has one element (c = 0); per-axis: y_scale is
-//   1-D of length x.shape[axis] (c = index along axis; axis in [-r, r)). y_zero_point, when given,
-//   has y_scale's shape.
-// DequantizeLinear(x, x_scale, x_zero_point?; axis=1): x uint8, int8 or int32, zero point of x's
-//   type (default 0), scale/zero point per-tensor or per-axis as above;
-//   y[i] = f32(f32(x[i] - x_zero_point[c]) * x_scale[c]) (the difference is exact in int64), float32.
+// QuantizeLinear(x, y_scale, y_zero_point?; axis=1, block_size=0, output_dtype=0, saturate=1,
+//   precision=0) (ONNX QuantizeLinear-13/19/21/23): x float32 (float16 / bfloat16 widened to
+//   float32, runtime/exec/narrow_float.h) or int32 (converted to float32),
+//   y[i] = sat(rne(f32(x[i] / y_scale[c])) + y_zero_point[c]) for integer outputs: int8
+//   [-128, 127], uint8 [0, 255], int16, uint16, int4 [-8, 7], uint4 [0, 15]; for a float8 output
+//   y[i] = float8(f32(f32(x[i] / y_scale[c]) + y_zero_point[c])), rounded to nearest even with
+//   `saturate` as Cast-19 (runtime/ir/float8.h). y's type: output_dtype when given (it must then
+//   equal y_zero_point's type), else y_zero_point's, else uint8 (zero point 0).
+//   Granularity from y_scale's shape: one element (per tensor, c = 0); 1-D of length
+//   x.shape[axis] (per axis: c = index along axis; axis in [-r, r)); with block_size B > 0
+//   (blocked, opset 21): x's shape but ceil(D / B) along axis, c = the same coordinates with the
+//   axis index divided by B. y_zero_point, when given, has y_scale's shape. precision (opset 23):
+//   0 or 1 (float32); the division is always float32 here.
+// DequantizeLinear(x, x_scale, x_zero_point?; axis=1, block_size=0, output_dtype=0) (ONNX
+//   DequantizeLinear-13/19/21/23): x int8, uint8, int16, uint16, int32, int4, uint4 or a float8
+//   type, zero point of x's type (default 0), scale/zero point per tensor, per axis or blocked as
+//   above; y[i] = f32(f32(x[i] - x_zero_point[c]) * x_scale[c]) (an integer difference is exact in
+//   int64; float8 values are exact in float32), float32, or output_dtype's float16 / bfloat16
+//   (rounded once to nearest even).
 // DynamicQuantizeLinear(x) -> (y uint8, y_scale float32 scalar, y_zero_point uint8 scalar), the
 //   ONNX function body in float32: lo = min(0, min x), hi = max(0, max x) (NaN elements are
 //   skipped), y_scale = f32(f32(hi - lo) / 255), y_zero_point = rne(clamp(f32(0 - f32(lo / y_scale)),
@@ -39,12 +50,19 @@
 //   and zero points of a and b per tensor/row/column as above (each pair the same shape); y_scale
 //   and y_zp scalars; y has y_zp's type.
 // "Scalar" means one element of any rank (ONNX models use [] and [1]).
+#include "runtime/ir/float8.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {
 namespace {
 
 bool Is8Bit(DType t) { return t == DType::kUInt8 || t == DType::kInt8; }
+
+/// The element types QuantizeLinear-21 writes and DequantizeLinear-21 reads (besides int32).
+bool IsQuantType(DType t) {
+  return Is8Bit(t) || t == DType::kInt16 || t == DType::kUInt16 || t == DType::kInt4 || t == DType::kUInt4 ||
+         DTypeIsFloat8(t);
+}
 
 int64_t Count(const Shape& s) {
   Result<int64_t> n = NumElements(s);
@@ -69,10 +87,20 @@ Status CheckAxisParams(const InferContext& ctx) {
   const Shape& s = ctx.in[1].shape;
   if (ctx.has(2) && ctx.in[2].shape != s)
     return ctx.Error("scale " + ShapeStr(s) + " and zero point " + ShapeStr(ctx.in[2].shape) + " shapes differ");
-  if (Count(s) == 1) return Status::Ok();
+  TARE_ASSIGN_OR_RETURN(int64_t block, ctx.node.GetInt("block_size", 0));
+  if (block < 0) return ctx.Error("attribute 'block_size' must be >= 0, got " + std::to_string(block));
+  if (Count(s) == 1 && block == 0) return Status::Ok();
   TARE_ASSIGN_OR_RETURN(int64_t axis, ctx.node.GetInt("axis", 1));
   const Shape& x = ctx.in[0].shape;
   TARE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axis, static_cast<int64_t>(x.size()), ctx, "attribute 'axis'"));
+  if (block > 0) {  // blocked (opset 21): s = x's shape but ceil(D / block) along axis
+    Shape want = x;
+    want[static_cast<size_t>(ax)] = (x[static_cast<size_t>(ax)] + block - 1) / block;
+    if (s != want)
+      return ctx.Error("with block_size " + std::to_string(block) + " along axis " + std::to_string(axis) + " of x" +
+                       ShapeStr(x) + ", scale must have shape " + ShapeStr(want) + ", got " + ShapeStr(s));
+    return Status::Ok();
+  }
   if (s.size() != 1 || x.empty() || s[0] != x[static_cast<size_t>(ax)])
     return ctx.Error("scale must have one element or shape [" + (x.empty() ? std::string("?") : std::to_string(x[ax])) +
                      "] (x" + ShapeStr(x) + " along axis " + std::to_string(axis) + "), got " + ShapeStr(s));
@@ -117,20 +145,47 @@ Status InferQuant(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   const DType f32 = DType::kFloat32, any8 = DType::kUndefined;
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
-    // QuantizeLinear/DequantizeLinear-21 forms tare does not compute yet: refused by name.
-    TARE_ASSIGN_OR_RETURN(int64_t block_size, ctx.node.GetInt("block_size", 0));
-    if (block_size != 0) return ctx.Error("attribute 'block_size' (blocked quantization, opset 21) is not supported");
-    if (ctx.node.has("output_dtype")) return ctx.Error("attribute 'output_dtype' (opset 21) is not supported");
     TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 3));
     const DType xt = ctx.in[0].dtype;
     const bool q = op == "QuantizeLinear";
-    if (q ? xt != f32 && xt != DType::kInt32 : !Is8Bit(xt) && xt != DType::kInt32)
-      return ctx.Error("input x must be " + std::string(q ? "float32 or int32" : "uint8, int8 or int32") + ", got " +
-                       DTypeName(xt));
+    if (q ? xt != f32 && xt != DType::kInt32 : !IsQuantType(xt) && xt != DType::kInt32)
+      return ctx.Error("input x must be " +
+                       std::string(q ? "float32 (float16, bfloat16) or int32"
+                                     : "int8, uint8, int16, uint16, int32, int4, uint4 or a float8 type") +
+                       ", got " + DTypeName(xt));
     TARE_RETURN_IF_ERROR(ExpectParam(ctx, 1, "scale", f32, false));
-    TARE_RETURN_IF_ERROR(ExpectParam(ctx, 2, "zero_point", q ? any8 : xt, false));
+    TARE_ASSIGN_OR_RETURN(int64_t output_dtype, ctx.node.GetInt("output_dtype", 0));
+    TARE_ASSIGN_OR_RETURN(int64_t saturate, ctx.node.GetInt("saturate", 1));
+    TARE_ASSIGN_OR_RETURN(int64_t precision, ctx.node.GetInt("precision", 0));
+    if (saturate != 0 && saturate != 1) return ctx.Error("attribute 'saturate' must be 0 or 1, got " + std::to_string(saturate));
+    if (precision != 0 && precision != static_cast<int64_t>(DType::kFloat32))
+      return ctx.Error("attribute 'precision' = " + std::to_string(precision) +
+                       " is not supported; the division is done in float32 (precision 0 or 1)");
+    DType yt = f32;
+    if (q) {
+      yt = ctx.has(2) ? ctx.in[2].dtype : DType::kUInt8;
+      if (output_dtype != 0) {
+        if (!DTypeIsValid(static_cast<int32_t>(output_dtype)) || !IsQuantType(static_cast<DType>(output_dtype)))
+          return ctx.Error("attribute 'output_dtype' = " + std::to_string(output_dtype) + " is not a quantized type");
+        if (ctx.has(2) && static_cast<DType>(output_dtype) != yt)
+          return ctx.Error("attribute 'output_dtype' (" + DTypeName(static_cast<DType>(output_dtype)) +
+                           ") differs from y_zero_point's type " + DTypeName(yt));
+        yt = static_cast<DType>(output_dtype);
+      }
+      if (!IsQuantType(yt)) return ctx.Error("input y_zero_point must be a quantized type, got " + DTypeName(yt));
+    } else {
+      if (ctx.has(2) && ctx.in[2].dtype != xt)
+        return ctx.Error("input x_zero_point must be " + DTypeName(xt) + ", got " + DTypeName(ctx.in[2].dtype));
+      if (output_dtype != 0) {
+        const DType o = static_cast<DType>(output_dtype);
+        if (o != DType::kFloat32 && o != DType::kFloat16 && o != DType::kBFloat16)
+          return ctx.Error("attribute 'output_dtype' = " + std::to_string(output_dtype) +
+                           " must be float32, float16 or bfloat16");
+        yt = o;
+      }
+    }
     TARE_RETURN_IF_ERROR(CheckAxisParams(ctx));
-    ctx.SetOut(0, q ? (ctx.has(2) ? ctx.in[2].dtype : DType::kUInt8) : f32, ctx.in[0].shape);
+    ctx.SetOut(0, yt, ctx.in[0].shape);
     return Status::Ok();
   }
   if (op == "DynamicQuantizeLinear") {

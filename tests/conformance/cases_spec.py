@@ -387,3 +387,177 @@ case("test_opset20_reducemax_bool_all", "ReduceMax", [("x", bm)], opset=20, attr
      ref=lambda x: np.array(x.max()))
 case("test_opset20_reducemin_fp16", "ReduceMin", [("x", np.nan_to_num(sp, nan=-7.0).astype(np.float16))], opset=20, inits=[("axes", i64(0))],
      ref=lambda x: x.min(axis=0, keepdims=True))
+
+
+# ---- float8 and int4 / uint4: Cast-19/21, QuantizeLinear / DequantizeLinear-21 (issue 20 item 1) --
+# The graphs take and give float32 (onnxruntime-node has no float8 / int4 tensors): each case casts
+# or quantizes into the narrow type and back. The numpy float8 model below is written from the
+# format definitions and the Cast-19 rounding/saturation tables: every code is decoded, and a value
+# rounds to the nearest code value (ties to the even code), with one more grid step above the
+# largest finite value standing for overflow. One departure from the tables: with saturate, +-inf
+# gives +-the largest value for the FNUZ types too (the table says NaN), as ONNX's own reference
+# (numpy_helper.saturate_cast: np.clip, then astype) and ONNX Runtime both do.
+from make_cases import Raw  # noqa: E402
+
+F8_FORMATS = {  # TensorProto code: (exponent bits, mantissa bits, bias, fnuz, has inf)
+    17: (4, 3, 7, False, False), 18: (4, 3, 8, True, False), 19: (5, 2, 15, False, True), 20: (5, 2, 16, True, False)}
+F8_NAMES = {17: "e4m3fn", 18: "e4m3fnuz", 19: "e5m2", 20: "e5m2fnuz"}
+
+
+def f8_decode(code, c):
+    eb, mb, bias, fnuz, has_inf = F8_FORMATS[code]
+    c = int(c)
+    if fnuz and c == 0x80:
+        return np.nan
+    sign = -1.0 if c & 0x80 else 1.0
+    e, m = (c >> mb) & ((1 << eb) - 1), c & ((1 << mb) - 1)
+    if not fnuz and e == (1 << eb) - 1:
+        if has_inf:
+            return sign * np.inf if m == 0 else np.nan
+        if m == (1 << mb) - 1:
+            return np.nan
+    if e == 0:
+        return sign * m * 2.0 ** (1 - bias - mb)
+    return sign * (1 + m / 2.0 ** mb) * 2.0 ** (e - bias)
+
+
+def f8_round(code, x, saturate=True):
+    """float8 value of each x (as float64), per the Cast-19 tables."""
+    eb, mb, bias, fnuz, has_inf = F8_FORMATS[code]
+    pos = [(f8_decode(code, c), c) for c in range(0x80)]
+    pos = sorted((v, c) for v, c in pos if np.isfinite(v))
+    vmax, cmax = pos[-1]
+    step = vmax - pos[-2][0]
+    grid = pos + [(vmax + step, cmax + 1)]  # the first value past the largest: overflow
+    out = []
+    for v in np.asarray(x, np.float64).ravel():
+        if np.isnan(v):
+            out.append(np.nan)
+            continue
+        s = -1.0 if np.signbit(v) else 1.0
+        a = abs(v)
+        if np.isinf(a):
+            over = True
+        else:
+            dist = [abs(a - g) for g, _ in grid]
+            best = min(dist)
+            near = [grid[i] for i, d in enumerate(dist) if d == best]
+            g, c = near[0] if len(near) == 1 else [n for n in near if n[1] % 2 == 0][0]
+            over = c == cmax + 1
+        if over:
+            if saturate:
+                out.append(s * vmax)
+            else:
+                out.append(s * np.inf if has_inf else np.nan)
+            continue
+        out.append(0.0 if g == 0 and fnuz else s * g)
+    return np.array(out).reshape(np.shape(x))
+
+
+f8x = np.array([[0.0, -0.0, 1.0, -1.5, 0.3, 3.1415927, -200.0, 250.0],
+                [300.0, 460.0, 465.0, 1e5, -7e4, np.inf, -np.inf, 1e-3],
+                [2 ** -9, 3 * 2 ** -10, 2 ** -17, 0.0625 * 1.0625, 5.5, -100.3, 57344.0, 61440.0]], np.float32)
+# ONNX Runtime differs in one case: E5M2 without saturate, 61440 (the tie between 57344, the
+# largest value, and 65536) rounds to even, past the largest value: the table says +inf; ORT gives
+# NaN (cases/ort_differences.txt).
+for code, fname in F8_NAMES.items():
+    for sat in (1, 0):
+        case("test_opset19_cast_float8%s_sat%d" % (fname, sat), "Cast", [("x", f8x)], opset=19, out_types=[F32],
+             nodes=[helper.make_node("Cast", ["x"], ["q"], to=code, saturate=sat),
+                    helper.make_node("Cast", ["q"], ["y"], to=F32)],
+             ref=lambda x, code=code, sat=sat: f8_round(code, x, bool(sat)).astype(np.float32),
+             expect="spec" if (code, sat) == (19, 0) else "ort")
+case("test_opset19_cast_float8e4m3fn_to_fp16", "Cast", [("x", f8x[:1])], opset=19, out_types=[F16],
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=17), helper.make_node("Cast", ["q"], ["y"], to=F16)],
+     ref=lambda x: f8_round(17, x).astype(np.float16))
+i4 = np.array([[-9, -8, -1, 0, 7, 8, 15, 16, 23]], np.int32)
+case("test_opset21_cast_int4_wrap", "Cast", [("x", i4)], opset=21, out_types=[TensorProto.INT32],
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=22), helper.make_node("Cast", ["q"], ["y"], to=TensorProto.INT32)],
+     ref=lambda x: (((x & 0xF) ^ 8) - 8).astype(np.int32))
+case("test_opset21_cast_uint4_wrap", "Cast", [("x", i4)], opset=21, out_types=[TensorProto.INT32],
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=21), helper.make_node("Cast", ["q"], ["y"], to=TensorProto.INT32)],
+     ref=lambda x: (x & 0xF).astype(np.int32))
+# float -> int4 truncates toward zero, as Cast does for every integer type (numpy astype); ONNX
+# Runtime rounds to nearest, ties away from zero (cases/ort_differences.txt).
+case("test_opset21_cast_float_int4", "Cast", [("x", np.array([[-7.9, -2.5, -0.4, 0.6, 3.99, 7.0]], np.float32))],
+     opset=21, out_types=[F32], expect="spec",
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=22), helper.make_node("Cast", ["q"], ["y"], to=F32)],
+     ref=lambda x: np.trunc(x).astype(np.float32))
+
+
+def quant_ref(x, scale, zp, lo, hi, axis=1, block=0):
+    """QuantizeLinear-21 then DequantizeLinear-21 (integer types), from the spec's formulas."""
+    s, z = np.asarray(scale, np.float32), np.asarray(zp, np.float64)
+    if block:
+        s, z = np.repeat(s, block, axis=axis), np.repeat(z, block, axis=axis)
+        sl = [slice(None)] * x.ndim
+        sl[axis] = slice(0, x.shape[axis])
+        s, z = s[tuple(sl)], z[tuple(sl)]
+    elif s.ndim == 1 and s.size > 1:
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        s, z = s.reshape(shape), z.reshape(shape)
+    q = np.clip(np.round((x / s).astype(np.float32)) + z, lo, hi)
+    return ((q - z).astype(np.float32) * s).astype(np.float32)
+
+
+qx = r(2, 6, 3, scale=3.0)
+qs1 = np.array(0.5, np.float32)
+for zname, zp, lo, hi, signed in (("int4", -2, -8, 7, True), ("uint4", 5, 0, 15, False)):
+    case("test_opset21_qdq_%s" % zname, "QuantizeLinear", [("x", qx)], opset=21, out_types=[F32],
+         inits=[("s", qs1), ("z", Raw.int4(np.array(zp), signed))],
+         nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+         ref=lambda x, zp=zp, lo=lo, hi=hi: quant_ref(x, qs1, zp, lo, hi))
+qsa = np.array([0.25, 0.5, 1.0, 0.75, 2.0, 0.3], np.float32)
+qza = np.array([-1, 0, 3, -8, 7, 2])
+case("test_opset21_qdq_int4_per_axis", "QuantizeLinear", [("x", qx)], opset=21, out_types=[F32],
+     inits=[("s", qsa), ("z", Raw.int4(qza))],
+     nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1),
+            helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1)],
+     ref=lambda x: quant_ref(x, qsa, qza, -8, 7, axis=1))
+qsb = (np.abs(r(2, 3, 3)) + 0.2).astype(np.float32)  # blocks of 2 along axis 1 (6 -> 3)
+qzb = np.array([[[1, -2, 0], [3, 0, -1], [0, 0, 2]], [[-3, 1, 0], [0, 4, 0], [1, 1, -1]]])
+case("test_opset21_qdq_int4_blocked", "QuantizeLinear", [("x", qx)], opset=21, out_types=[F32],
+     inits=[("s", qsb), ("z", Raw.int4(qzb))],
+     nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, block_size=2),
+            helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1, block_size=2)],
+     ref=lambda x: quant_ref(x, qsb, qzb, -8, 7, axis=1, block=2))
+qsc = (np.abs(r(2, 6, 1)) + 0.2).astype(np.float32)  # one block covering the last axis (3 -> 1)
+case("test_opset21_qdq_int8_blocked_last_axis", "QuantizeLinear", [("x", qx)], opset=21, out_types=[F32],
+     inits=[("s", qsc), ("z", np.zeros((2, 6, 1), np.int8))],
+     nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=-1, block_size=3),
+            helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=-1, block_size=3)],
+     ref=lambda x: quant_ref(x, qsc, np.zeros((2, 6, 1)), -128, 127, axis=2, block=3))
+case("test_opset21_qdq_output_dtype_int16", "QuantizeLinear", [("x", qx * 1000)], opset=21, out_types=[F32],
+     inits=[("s", np.array(0.125, np.float32))],
+     nodes=[helper.make_node("QuantizeLinear", ["x", "s"], ["q"], output_dtype=TensorProto.INT16),
+            helper.make_node("DequantizeLinear", ["q", "s"], ["y"])],
+     ref=lambda x: quant_ref(x, np.float32(0.125), 0, -32768, 32767))
+case("test_opset21_qdq_uint16", "QuantizeLinear", [("x", qx * 1000)], opset=21, out_types=[F32],
+     inits=[("s", np.array(0.25, np.float32)), ("z", np.array(30000, np.uint16))],
+     nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+            helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+     ref=lambda x: quant_ref(x, np.float32(0.25), 30000, 0, 65535))
+# An int4 initializer of an odd element count (the last byte half used), dequantized per axis.
+w4 = np.array([[-8, -3, 0, 5, 7], [1, -1, 2, -2, 6], [3, 3, -7, 0, 4]])
+ws4 = np.array([0.5, 0.25, 2.0], np.float32)
+case("test_opset21_dequantize_int4_weight", "MatMul", [("x", r(2, 3))], opset=21, out_types=[F32],
+     inits=[("w", Raw.int4(w4)), ("s", ws4)],
+     nodes=[helper.make_node("DequantizeLinear", ["w", "s"], ["wf"], axis=0),
+            helper.make_node("MatMul", ["x", "wf"], ["y"])],
+     ref=lambda x: (x.astype(np.float64) @ (w4 * ws4[:, None].astype(np.float64))).astype(np.float32))
+for code, fname in ((17, "e4m3fn"), (19, "e5m2")):
+    fz = Raw(code, np.array(0.0), bytes([0]))
+    case("test_opset21_qdq_float8%s" % fname, "QuantizeLinear", [("x", f8x)], opset=21, out_types=[F32],
+         inits=[("s", np.array(2.0, np.float32)), ("z", fz)],
+         nodes=[helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])],
+         ref=lambda x, code=code: (f8_round(code, (x / np.float32(2.0)).astype(np.float32)).astype(np.float32)
+                                   * np.float32(2.0)).astype(np.float32))
+case("test_opset20_isnan_float8e4m3fn", "IsNaN", [("x", f8x)], opset=20, out_types=[TensorProto.BOOL],
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=17, saturate=0), helper.make_node("IsNaN", ["q"], ["y"])],
+     ref=lambda x: np.isnan(f8_round(17, x, False)))
+case("test_opset20_isinf_float8e5m2", "IsInf", [("x", f8x[:2])], opset=20, out_types=[TensorProto.BOOL],
+     nodes=[helper.make_node("Cast", ["x"], ["q"], to=19, saturate=0), helper.make_node("IsInf", ["q"], ["y"])],
+     ref=lambda x: np.isinf(f8_round(19, x, False)))

@@ -12,8 +12,9 @@ thread, no graph optimization). Where a case also has a numpy reference written 
 spec text (`ref=`), the two must agree (rtol 1e-3, atol 1e-5 in float32; within 2 ULP of the narrow
 type for float16/bfloat16) or the script stops. Where ONNX Runtime refuses a case, its message goes to
 cases/ort_refusals.txt and the numpy reference gives the expected outputs (a case with neither is an
-error). The NaN and inf cases (issue 20 item 4, `expect="spec"`) take the numpy reference's outputs
-and list where ONNX Runtime differs in cases/ort_differences.txt. `tare_conformance --data tests/conformance --folder cases` runs them (ctest
+error). The NaN and inf cases (issue 20 item 4) and the few float8 / int4 casts where ONNX Runtime
+departs from the spec (`expect="spec"`, each explained in cases_spec.py) take the numpy reference's
+outputs and list where ONNX Runtime differs in cases/ort_differences.txt. `tare_conformance --data tests/conformance --folder cases` runs them (ctest
 conformance.<backend>.cases; expected failures in cases_xfail_<backend>.txt).
 """
 import argparse
@@ -46,14 +47,44 @@ class BF16:
         self.shape = f.shape
 
 
+class Raw:
+    """A tensor of a type onnx 1.12's numpy helpers lack, given by its TensorProto code and raw bytes:
+    the float8 types (17-20: one code per byte) and uint4 / int4 (21 / 22: two per byte, the first
+    in the low nibble, as onnx.proto says). `values` are its elements as numbers (for references)."""
+
+    def __init__(self, code, values, raw):
+        self.code = code
+        self.values = np.asarray(values)
+        self.shape = self.values.shape
+        self.raw = raw
+
+    @staticmethod
+    def int4(values, signed=True):
+        v = np.asarray(values, dtype=np.int64)
+        nib = (v & 0xF).ravel().astype(np.uint8)
+        if nib.size % 2:
+            nib = np.append(nib, 0)
+        packed = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+        return Raw(22 if signed else 21, v, packed.tobytes())
+
+
 def elem_type(a):
     if isinstance(a, BF16):
         return TensorProto.BFLOAT16
+    if isinstance(a, Raw):
+        return a.code
     return helper.np_dtype_to_tensor_dtype(np.asarray(a).dtype) if hasattr(helper, "np_dtype_to_tensor_dtype") \
         else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.asarray(a).dtype]
 
 
 def to_proto(a, name):
+    if isinstance(a, Raw):
+        t = TensorProto()
+        t.name = name
+        t.data_type = a.code
+        t.dims.extend(a.shape)
+        t.raw_data = a.raw
+        return t
     if isinstance(a, BF16):
         t = TensorProto()
         t.name = name
@@ -91,7 +122,7 @@ def build(c):
         nodes = [helper.make_node(c["op"], ins, outs, domain=c["domain"] or None, **c["attrs"])]
     g = helper.make_graph(
         nodes, c["name"],
-        [helper.make_tensor_value_info(n, elem_type(a), list(np.shape(a) if not isinstance(a, BF16) else a.shape))
+        [helper.make_tensor_value_info(n, elem_type(a), list(a.shape if isinstance(a, (BF16, Raw)) else np.shape(a)))
          for n, a in c["inputs"]],
         [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, types)],
         initializer=[to_proto(a, n) for n, a in c["inits"]])
@@ -104,7 +135,7 @@ def build(c):
 
 
 def values(a):
-    return a.values if isinstance(a, BF16) else np.asarray(a)
+    return a.values if isinstance(a, (BF16, Raw)) else np.asarray(a)
 
 
 def agree(got, want, narrow):
@@ -207,16 +238,17 @@ def main():
             for n, why in refusals:
                 f.write("%s  %s\n" % (n, why))
         with open(os.path.join(OUT, "ort_differences.txt"), "w") as f:
-            f.write("# NaN and inf cases (expect=\"spec\" in cases_spec.py) where ONNX Runtime 1.30 (onnxruntime-node,\n"
-                    "# CPU, no graph optimization) differs from the spec's numpy, which gives their expected\n"
-                    "# outputs (and which PyTorch matches). Written by make_cases.py.\n")
+            f.write("# Cases (expect=\"spec\" in cases_spec.py: the NaN and inf cases, and the float8 / int4 casts\n"
+                    "# noted there) where ONNX Runtime 1.30 (onnxruntime-node, CPU, no graph optimization) differs\n"
+                    "# from the spec's numpy, which gives their expected outputs (for NaN and inf, PyTorch matches\n"
+                    "# it). Written by make_cases.py.\n")
             for n, why in differences:
                 f.write("%s  %s\n" % (n, why))
     if args.keep:
         print("scratch:", scratch)
     else:
         shutil.rmtree(scratch)
-    print("%d cases written, %d with ONNX Runtime's outputs, %d refused by it, %d NaN/inf cases where it differs "
+    print("%d cases written, %d with ONNX Runtime's outputs, %d refused by it, %d cases (expect=spec) where it differs "
           "from the spec" % (len(todo) - len(failed), from_ort, len(refusals), len(differences)))
     if failed:
         sys.exit("\n".join(failed))
