@@ -43,8 +43,6 @@ NEWER = {
 # out of the opsets column (remove an entry once converters/onnx rewrites that form).
 NOT_COVERED = {
     ("", "Tile"): {1: "Tile-1's (input, tiles, axis) form is not rewritten to Tile-6's repeats"},
-    ("", "Resize"): {18: "antialias, keep_aspect_ratio_policy other than stretch, and axes are refused",
-                     19: "coordinate_transformation_mode half_pixel_symmetric is refused (and Resize-18's forms)"},
     ("", "GridSample"): {20: "the N-D (volumetric) form is refused; 4-D runs with the -20 mode names"},
 }
 # Ops of the "tflite" domain (quantized TFLite builtins, converters/tflite) have no ONNX schema:

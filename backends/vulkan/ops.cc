@@ -718,6 +718,14 @@ bool SupportsResize(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.empty() || !IsF32(g, n.inputs[0]) || !OnlyFirstOutput(n)) return false;
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+  // The Resize-18/19 forms (antialias, axes, keep_aspect_ratio_policy, half_pixel_symmetric) run on
+  // the reference kernel.
+  Result<std::string> ctm = n.GetString("coordinate_transformation_mode", "half_pixel");
+  Result<std::string> policy = n.GetString("keep_aspect_ratio_policy", "stretch");
+  Result<int64_t> antialias = n.GetInt("antialias", 0);
+  if (!ctm.ok() || *ctm == "half_pixel_symmetric" || !policy.ok() || *policy != "stretch" || !antialias.ok() ||
+      *antialias != 0 || n.has("axes"))
+    return false;
   Result<std::string> mode = n.GetString("mode", "nearest");
   return mode.ok() && (*mode == "nearest" || *mode == "linear");
 }
@@ -774,7 +782,9 @@ std::string VulkanDeclines(const Node& n, const Graph& g, const GraphInfo& info)
   if (!n.outputs.empty() && !IsF32(g, n.outputs[0])) return "not float32 (the shaders are fp32)";
   if (!OnlyFirstOutput(n)) return n.op + " with its optional outputs (e.g. MaxPool Indices): only the first on vulkan";
   if ((n.op == "Conv" || n.op == "ConvTranspose") && !Known(info, In(n, 1))) return "weights not known at plan time";
-  if (n.op == "Resize") return "Resize mode other than nearest or linear, or run-time roi/scales/sizes";
+  if (n.op == "Resize")
+    return "Resize mode other than nearest or linear, run-time roi/scales/sizes, or a Resize-18/19 form (antialias, "
+           "axes, keep_aspect_ratio_policy, half_pixel_symmetric)";
   if (n.op == "Pad") return "Pad mode wrap, or run-time pads/value";
   if (n.op == "Clip") return "Clip with run-time bounds or Clip-6 attributes";
   if (n.has("broadcast") || n.has("axis")) return "legacy (opset < 7) broadcast attributes";

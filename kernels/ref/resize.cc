@@ -2,7 +2,10 @@
 //
 // Per axis, every output index gets its taps (input index, weight) computed in double from
 // x_original: nearest 1 tap, linear 2, cubic 4 (Keys kernel with cubic_coeff_a; exclude_outside
-// zeroes out-of-range taps and divides by the remaining sum). Indices are then clamped to
+// zeroes out-of-range taps and divides by the remaining sum; all of them out of range: no taps).
+// With antialias on an axis of scale s < 1 (Resize-18), linear and cubic take every input index j
+// with |j - x| < support / s (support 1 linear, 2 cubic), weight kernel(|j - x| * s), divided by
+// their sum (exclude_outside: by the sum of those inside X, the others 0). Indices are then clamped to
 // [0, in-1]; taps landing on the same index are merged (weights summed in double) and taps of
 // weight exactly 0 are dropped (no taps left: 0), so an axis whose taps are all "index o, weight 1"
 // is the identity.
@@ -22,11 +25,12 @@
 
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/resize_taps.h"
+#include "runtime/ops/resize.h"
 
 namespace tare {
 namespace {
 
-enum class Ctm { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kCrop, kTfHalfPixelNn };
+enum class Ctm { kHalfPixel, kHalfPixelSymmetric, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kCrop, kTfHalfPixelNn };
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
 struct ResizeAttrs {
@@ -35,16 +39,32 @@ struct ResizeAttrs {
   Nearest nearest = Nearest::kRoundPreferFloor;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;  // Resize-18: linear/cubic kernels stretched by 1/scale when scale < 1
   double extrapolation = 0;
+  ResizeForm form;  // axes and keep_aspect_ratio_policy (runtime/ops/resize.h)
 };
 
 using AxisTaps = ResizeTaps;
 
-/// x_original of output index o along an axis of length `in` resized to `out` (see the spec).
-double Original(const ResizeAttrs& a, int64_t o, int64_t in, int64_t out, double scale, double start, double end) {
-  const double xr = static_cast<double>(o), li = static_cast<double>(in), lo = static_cast<double>(out);
+/// One axis's geometry: lengths, the coordinate transformation's scale, the fractional output
+/// length in * scale (half_pixel_symmetric) and the roi (tf_crop_and_resize).
+struct AxisGeom {
+  int64_t in, out;
+  double scale, width, start, end;
+};
+
+/// x_original of output index o along an axis (see the spec).
+double Original(const ResizeAttrs& a, int64_t o, const AxisGeom& g) {
+  const double xr = static_cast<double>(o), li = static_cast<double>(g.in), lo = static_cast<double>(g.out);
+  const int64_t out = g.out;
+  const double scale = g.scale, start = g.start, end = g.end;
   switch (a.ctm) {
     case Ctm::kHalfPixel: return (xr + 0.5) / scale - 0.5;
+    case Ctm::kHalfPixelSymmetric: {
+      // Resize-19: the centre of the implicit roi maps to the centre of the output.
+      const double offset = 0.5 * li * (1 - lo / g.width);
+      return offset + (xr + 0.5) / scale - 0.5;
+    }
     case Ctm::kPytorchHalfPixel: return out > 1 ? (xr + 0.5) / scale - 0.5 : 0.0;
     case Ctm::kAlignCorners: return out > 1 ? xr * (li - 1) / (lo - 1) : 0.0;
     case Ctm::kAsymmetric: return xr / scale;
@@ -62,25 +82,34 @@ double Cubic(double t, double A) {
   return 0;
 }
 
-AxisTaps MakeTaps(const ResizeAttrs& a, int64_t in, int64_t out, double scale, double start, double end) {
+/// Linear (triangle) kernel at distance t >= 0.
+double Triangle(double t) { return t < 1 ? 1 - t : 0; }
+
+AxisTaps MakeTaps(const ResizeAttrs& a, const AxisGeom& g) {
+  const int64_t in = g.in, out = g.out;
+  // Antialias stretches linear / cubic kernels by 1/scale on a shrinking axis (Resize-18).
+  const bool stretch = a.antialias && a.mode != 0 && g.scale < 1;
+  const double support = stretch ? (a.mode == 1 ? 1.0 : 2.0) / g.scale : 0.0;
   AxisTaps t;
   t.begin.push_back(0);
+  std::vector<int64_t> raw;
+  std::vector<double> w;
   for (int64_t o = 0; o < out; ++o) {
-    double x = Original(a, o, in, out, scale, start, end);
+    double x = Original(a, o, g);
     const bool outside = a.ctm == Ctm::kCrop && !(x >= 0 && x <= static_cast<double>(in - 1));  // NaN roi too
-    // Beyond [-4, in+3] every tap clamps to the edge (weights summing to 1): bounding x keeps the
-    // index arithmetic in range whatever the roi/scales (NaN included). Valid models never get there.
-    if (!(x >= -4)) x = -4;
-    if (x > static_cast<double>(in + 3)) x = static_cast<double>(in + 3);
+    // Beyond [-4 - support, in + 3 + support] every tap clamps to the edge (weights summing to 1):
+    // bounding x keeps the index arithmetic in range whatever the roi/scales (NaN included). Valid
+    // models never get there.
+    if (!(x >= -4 - support)) x = -4 - support;
+    if (x > static_cast<double>(in + 3) + support) x = static_cast<double>(in + 3) + support;
     t.outside.push_back(outside);
     if (outside) t.identity = false;
     const double fl = std::floor(x), r = x - fl;
     const int64_t i0 = static_cast<int64_t>(fl);
-    int64_t raw[4];
-    double w[4];
-    int n = 0;
+    raw.clear();
+    w.clear();
     if (outside) {
-      n = 0;
+      // no taps: the extrapolation value
     } else if (a.mode == 0) {
       bool up = false;
       if (r != 0) {
@@ -91,22 +120,38 @@ AxisTaps MakeTaps(const ResizeAttrs& a, int64_t in, int64_t out, double scale, d
           case Nearest::kCeil: up = true; break;
         }
       }
-      raw[0] = i0 + (up ? 1 : 0), w[0] = 1, n = 1;
+      raw.push_back(i0 + (up ? 1 : 0)), w.push_back(1);
+    } else if (stretch) {
+      // Every j with |j - x| < support (the kernel is 0 from there on), ascending.
+      const int64_t lo = static_cast<int64_t>(std::floor(x - support)), hi = static_cast<int64_t>(std::ceil(x + support));
+      double sum = 0;
+      for (int64_t j = lo; j <= hi; ++j) {
+        const double d = std::fabs(static_cast<double>(j) - x) * g.scale;
+        const double wj = a.mode == 1 ? Triangle(d) : Cubic(d, a.cubic_a);
+        raw.push_back(j), w.push_back(wj), sum += wj;
+      }
+      if (a.exclude_outside) {
+        sum = 0;
+        for (size_t k = 0; k < raw.size(); ++k) {
+          if (raw[k] < 0 || raw[k] >= in) w[k] = 0;
+          sum += w[k];
+        }
+      }
+      for (double& wk : w) wk = sum != 0 ? wk / sum : 0.0;
     } else if (a.mode == 1) {
-      raw[0] = i0, w[0] = 1 - r, raw[1] = i0 + 1, w[1] = r, n = 2;
+      raw = {i0, i0 + 1}, w = {1 - r, r};
     } else {
-      for (int k = 0; k < 4; ++k) raw[k] = i0 - 1 + k, w[k] = Cubic(std::fabs(r + 1 - k), a.cubic_a);
-      n = 4;
+      for (int k = 0; k < 4; ++k) raw.push_back(i0 - 1 + k), w.push_back(Cubic(std::fabs(r + 1 - k), a.cubic_a));
       if (a.exclude_outside) {
         double sum = 0;
         for (int k = 0; k < 4; ++k) {
           if (raw[k] < 0 || raw[k] >= in) w[k] = 0;
           sum += w[k];
         }
-        for (int k = 0; k < 4; ++k) w[k] /= sum;
+        for (int k = 0; k < 4; ++k) w[k] = sum != 0 ? w[k] / sum : 0.0;  // all outside: no taps (0)
       }
     }
-    for (int k = 0; k < n; ++k) {
+    for (size_t k = 0; k < raw.size(); ++k) {
       const int64_t i = raw[k] < 0 ? 0 : raw[k] >= in ? in - 1 : raw[k];
       if (t.idx.size() > static_cast<size_t>(t.begin.back()) && t.idx.back() == i) {
         t.w.back() += w[k];  // clamped taps coincide: merge
@@ -260,51 +305,72 @@ Result<ResizeAttrs> ParseAttrs(const Node& node) {
   TARE_ASSIGN_OR_RETURN(int64_t exclude, node.GetInt("exclude_outside", 0));
   TARE_ASSIGN_OR_RETURN(float cubic_a, node.GetFloat("cubic_coeff_a", -0.75f));
   TARE_ASSIGN_OR_RETURN(float ev, node.GetFloat("extrapolation_value", 0.0f));
-  const Status bad = Status::Error(node.Where() + ": invalid Resize attributes");
+  TARE_ASSIGN_OR_RETURN(int64_t antialias, node.GetInt("antialias", 0));
+  Result<ResizeForm> form = ReadResizeForm(node);
+  if (!form.ok()) return Status::Error(node.Where() + ": " + form.status().message());
+  a.form = *form;
+  auto bad = [&](const char* attr, const std::string& v) {
+    return Status::Error(node.Where() + ": invalid Resize attribute '" + attr + "' = '" + v + "'");
+  };
   if (mode == "nearest") a.mode = 0;
   else if (mode == "linear") a.mode = 1;
   else if (mode == "cubic") a.mode = 2;
-  else return bad;
+  else return bad("mode", mode);
   if (ctm == "half_pixel") a.ctm = Ctm::kHalfPixel;
+  else if (ctm == "half_pixel_symmetric") a.ctm = Ctm::kHalfPixelSymmetric;
   else if (ctm == "pytorch_half_pixel") a.ctm = Ctm::kPytorchHalfPixel;
   else if (ctm == "align_corners") a.ctm = Ctm::kAlignCorners;
   else if (ctm == "asymmetric") a.ctm = Ctm::kAsymmetric;
   else if (ctm == "tf_crop_and_resize") a.ctm = Ctm::kCrop;
   else if (ctm == "tf_half_pixel_for_nn") a.ctm = Ctm::kTfHalfPixelNn;
-  else return bad;
+  else return bad("coordinate_transformation_mode", ctm);
   if (nm == "round_prefer_floor") a.nearest = Nearest::kRoundPreferFloor;
   else if (nm == "round_prefer_ceil") a.nearest = Nearest::kRoundPreferCeil;
   else if (nm == "floor") a.nearest = Nearest::kFloor;
   else if (nm == "ceil") a.nearest = Nearest::kCeil;
-  else return bad;
+  else return bad("nearest_mode", nm);
+  if (antialias != 0 && antialias != 1)
+    return Status::Error(node.Where() + ": attribute 'antialias' must be 0 or 1, got " + std::to_string(antialias));
   a.exclude_outside = exclude != 0;
+  a.antialias = antialias == 1;
   a.cubic_a = cubic_a;
   a.extrapolation = ev;
   return a;
 }
 
-/// The taps of every axis of x -> y (shared by the kernel and ResizeAxisTaps).
-std::vector<AxisTaps> AllTaps(const ResizeAttrs& a, const Shape& x, const Shape& y, const Tensor* roi, const Tensor* scales) {
+/// The taps of every axis of x -> y (shared by the kernel and ResizeAxisTaps): the geometry of
+/// runtime/ops/resize.h from roi (nullptr unless tf_crop_and_resize), scales or sizes (nullptr when
+/// absent or empty; both absent: sizes = y, policy stretch). Errors: as ResizeGeometryOf, or a
+/// geometry whose dims are not y's.
+Result<std::vector<AxisTaps>> AllTaps(const ResizeAttrs& a, const Shape& x, const Shape& y, const Tensor* roi,
+                                      const Tensor* scales, const Tensor* sizes) {
   const size_t r = x.size();
-  std::vector<AxisTaps> taps;
-  for (size_t d = 0; d < r; ++d) {
-    const int64_t n_in = x[d], n_out = y[d];
-    const double scale = scales ? ReadDouble(*scales, static_cast<int64_t>(d))
-                                : n_in > 0 ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
-    const double start = roi ? ReadDouble(*roi, static_cast<int64_t>(d)) : 0.0;
-    const double end = roi ? ReadDouble(*roi, static_cast<int64_t>(r + d)) : 1.0;
-    taps.push_back(MakeTaps(a, n_in, n_out, scale, start, end));
+  Tensor y_sizes;
+  ResizeForm form = a.form;
+  if (!scales && !sizes) {
+    if (form.policy != ResizePolicy::kStretch)
+      return Status::Error("Resize: keep_aspect_ratio_policy needs the 'sizes' input to compute its scale");
+    form.axes.clear();
+    TARE_ASSIGN_OR_RETURN(y_sizes, Tensor::Alloc(DType::kInt64, {static_cast<int64_t>(r)}));
+    for (size_t d = 0; d < r; ++d) WriteInt(y_sizes, static_cast<int64_t>(d), y[d]);
+    sizes = &y_sizes;
   }
+  Result<ResizeGeometry> g = ResizeGeometryOf(form, x, roi, scales, sizes);
+  if (!g.ok()) return Status::Error("Resize: " + g.status().message());
+  if (g->out != y) return Status::Error("Resize: output shape " + ShapeStr(y) + " is not " + ShapeStr(g->out));
+  std::vector<AxisTaps> taps;
+  for (size_t d = 0; d < r; ++d)
+    taps.push_back(MakeTaps(a, AxisGeom{x[d], y[d], g->scale[d], g->width[d], g->roi_start[d], g->roi_end[d]}));
   return taps;
 }
 
 }  // namespace
 
 Result<std::vector<ResizeTaps>> ResizeAxisTaps(const Node& node, const Shape& x, const Shape& y, const Tensor* roi,
-                                               const Tensor* scales, int* mode) {
+                                               const Tensor* scales, int* mode, const Tensor* sizes) {
   TARE_ASSIGN_OR_RETURN(ResizeAttrs a, ParseAttrs(node));
   *mode = a.mode;
-  return AllTaps(a, x, y, a.ctm == Ctm::kCrop ? roi : nullptr, scales);
+  return AllTaps(a, x, y, a.ctm == Ctm::kCrop ? roi : nullptr, scales, scales ? nullptr : sizes);
 }
 
 template <class T>
@@ -314,10 +380,11 @@ Result<KernelFn> MakeResize(const Node& node) {
     const Tensor& x = *in[0];
     Tensor& y = *out[0];
     const Tensor* scales = in.size() > 2 && in[2] && in[2]->numel() > 0 ? in[2] : nullptr;
+    const Tensor* sizes = !scales && in.size() > 3 && in[3] && in[3]->numel() > 0 ? in[3] : nullptr;
     const Tensor* roi = a.ctm == Ctm::kCrop && in.size() > 1 ? in[1] : nullptr;
     // An empty output writes nothing; and one of its dims may be huge (taps are built per dim).
     if (y.numel() == 0) return Status::Ok();
-    const std::vector<AxisTaps> taps = AllTaps(a, x.shape, y.shape, roi, scales);
+    TARE_ASSIGN_OR_RETURN(const std::vector<AxisTaps> taps, AllTaps(a, x.shape, y.shape, roi, scales, sizes));
     if (a.mode == 0) {
       Tensor ev_t = Tensor::Alloc(y.dtype, {}).value();  // the extrapolation value in Y's type
       WriteDouble(ev_t, 0, a.extrapolation);

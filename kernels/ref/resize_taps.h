@@ -20,9 +20,12 @@ struct ResizeTaps {
 };
 
 /// Resize `node`'s mode (0 nearest, 1 linear, 2 cubic) and per-axis taps for input shape x and
-/// output shape y, with its roi and scales inputs (nullptr when absent or empty). Errors: invalid
-/// attributes (as MakeResize).
+/// output shape y, with its roi, scales and sizes inputs (nullptr when absent or empty; scales and
+/// sizes both absent: y's dims are the sizes, which Resize-18's keep_aspect_ratio_policy other
+/// than stretch cannot use). `axes` (Resize-18) and antialias are honoured as in the reference
+/// kernel. Errors: invalid attributes (as MakeResize), inputs that do not give y (see
+/// ResizeGeometryOf in runtime/ops/resize.h).
 Result<std::vector<ResizeTaps>> ResizeAxisTaps(const Node& node, const Shape& x, const Shape& y, const Tensor* roi,
-                                               const Tensor* scales, int* mode);
+                                               const Tensor* scales, int* mode, const Tensor* sizes = nullptr);
 
 }  // namespace tare

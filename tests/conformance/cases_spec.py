@@ -561,3 +561,140 @@ case("test_opset20_isnan_float8e4m3fn", "IsNaN", [("x", f8x)], opset=20, out_typ
 case("test_opset20_isinf_float8e5m2", "IsInf", [("x", f8x[:2])], opset=20, out_types=[TensorProto.BOOL],
      nodes=[helper.make_node("Cast", ["x"], ["q"], to=19, saturate=0), helper.make_node("IsInf", ["q"], ["y"])],
      ref=lambda x: np.isinf(f8_round(19, x, False)))
+
+
+# ---- Resize-18/19 forms (issue 20 item 1) ----
+# Resize-18's antialias, axes and keep_aspect_ratio_policy and Resize-19's half_pixel_symmetric, with
+# a numpy reference written from the changelog entries Resize-18 and Resize-19: each resized axis is
+# one matrix of weights (output index x input index), applied axis by axis in float64. ONNX Runtime
+# runs linear / cubic on 4-D inputs only when N and C are not resized: the cases are NCHW on H, W.
+def keys_cubic(t, a):
+    t = abs(t)
+    if t <= 1:
+        return ((a + 2) * t - (a + 3)) * t * t + 1
+    if t < 2:
+        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+    return 0.0
+
+
+def resize_axis_weights(n_in, n_out, s, width, mode, ctm, antialias, cubic_a, exclude_outside, roi):
+    """Weights [n_out, n_in] of one axis: input length n_in, output n_out, scale s, fractional
+    output length width = n_in * s (half_pixel_symmetric), roi (start, end) for tf_crop_and_resize."""
+    w = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        if ctm == "half_pixel":
+            xo = (o + 0.5) / s - 0.5
+        elif ctm == "half_pixel_symmetric":
+            xo = n_in / 2 * (1 - n_out / width) + (o + 0.5) / s - 0.5
+        elif ctm == "asymmetric":
+            xo = o / s
+        elif ctm == "tf_crop_and_resize":
+            start, end = roi
+            xo = (start * (n_in - 1) + o * (end - start) * (n_in - 1) / (n_out - 1) if n_out > 1
+                  else 0.5 * (start + end) * (n_in - 1))
+            if xo < 0 or xo > n_in - 1:
+                w[o, :] = np.nan  # extrapolated: marked, replaced by extrapolation_value below
+                continue
+        else:
+            raise ValueError(ctm)
+        if mode == "nearest":  # round_prefer_floor
+            w[o, min(max(int(np.ceil(xo - 0.5)), 0), n_in - 1)] = 1
+            continue
+        support = 1.0 if mode == "linear" else 2.0
+        f = min(s, 1.0) if antialias else 1.0  # the kernel is stretched by 1/f
+        taps = list(range(int(np.floor(xo - support / f)), int(np.ceil(xo + support / f)) + 1))
+        kern = [max(0.0, 1 - abs(j - xo) * f) if mode == "linear" else keys_cubic((j - xo) * f, cubic_a) for j in taps]
+        kern = np.array(kern)
+        if exclude_outside:
+            kern = np.where([0 <= j < n_in for j in taps], kern, 0.0)
+        if antialias or exclude_outside:
+            kern = kern / kern.sum()
+        for j, k in zip(taps, kern):
+            w[o, min(max(j, 0), n_in - 1)] += k
+    return w
+
+
+def resize_spec(x, scales=None, sizes=None, axes=None, roi=None, mode="linear", ctm="half_pixel", antialias=0,
+                policy="stretch", cubic_a=-0.75, exclude_outside=0, extrapolation=0.0):
+    r = x.ndim
+    axes = list(range(r)) if axes is None else [a + r if a < 0 else a for a in axes]
+    n_in = list(x.shape)
+    scale, out, width = [1.0] * r, list(n_in), [float(n) for n in n_in]
+    rois = [(0.0, 1.0)] * r
+    if roi is not None:
+        for i, d in enumerate(axes):
+            rois[d] = (float(roi[i]), float(roi[len(axes) + i]))
+    if scales is not None:
+        for i, d in enumerate(axes):
+            scale[d] = float(scales[i])
+            out[d] = int(np.floor(np.float32(n_in[d]) * np.float32(scales[i])))
+            width[d] = n_in[d] * scale[d]
+    elif policy == "stretch":
+        for i, d in enumerate(axes):
+            out[d] = int(sizes[i])
+            scale[d] = out[d] / n_in[d]
+            width[d] = float(out[d])
+    else:
+        ratios = [sizes[i] / n_in[d] for i, d in enumerate(axes)]
+        s = min(ratios) if policy == "not_larger" else max(ratios)
+        for d in axes:
+            scale[d], width[d], out[d] = s, s * n_in[d], int(np.floor(s * n_in[d] + 0.5))  # round_int: halves up
+    y = x.astype(np.float64)
+    for d in range(r):
+        if out[d] == n_in[d] and scale[d] == 1.0 and rois[d] == (0.0, 1.0):
+            continue
+        w = resize_axis_weights(n_in[d], out[d], scale[d], width[d], mode, ctm, antialias, cubic_a, exclude_outside,
+                                rois[d])
+        y = np.moveaxis(np.tensordot(w, np.moveaxis(y, d, 0), axes=1), 0, d)
+    y = np.where(np.isnan(y), extrapolation, y)
+    return y.astype(x.dtype)
+
+
+def resize_case(name, x, scales=None, sizes=None, roi=None, opset=18, **attrs):
+    spec_kw = dict(mode=attrs.get("mode", "nearest"), ctm=attrs.get("coordinate_transformation_mode", "half_pixel"),
+                   antialias=attrs.get("antialias", 0), policy=attrs.get("keep_aspect_ratio_policy", "stretch"),
+                   cubic_a=attrs.get("cubic_coeff_a", -0.75), exclude_outside=attrs.get("exclude_outside", 0),
+                   axes=attrs.get("axes"))
+    f32 = np.float32
+    inits = [("roi", np.array(roi if roi is not None else [], f32)),
+             ("scales", np.array(scales if scales is not None else [], f32))]
+    if sizes is not None:
+        inits.append(("sizes", np.array(sizes, np.int64)))
+    case(name, "Resize", [("x", x)], opset=opset, inits=inits, attrs=attrs,
+         ref=lambda x: resize_spec(x, scales=scales, sizes=sizes, roi=roi, **spec_kw))
+
+
+resize_case("test_opset18_resize_antialias_linear_downscale_scales", r(1, 2, 8, 10), scales=[1, 1, 0.5, 0.6],
+            mode="linear", antialias=1)
+resize_case("test_opset18_resize_antialias_linear_downscale_sizes", r(1, 1, 7, 9), sizes=[1, 1, 3, 4],
+            mode="linear", antialias=1)
+resize_case("test_opset18_resize_antialias_cubic_downscale", r(1, 2, 9, 8), scales=[1, 1, 0.4, 0.55],
+            mode="cubic", antialias=1)
+resize_case("test_opset18_resize_antialias_cubic_downscale_exclude_outside", r(1, 1, 7, 8), sizes=[1, 1, 3, 3],
+            mode="cubic", antialias=1, exclude_outside=1)
+# H shrinks (the kernel widens), W grows (antialias has no effect there).
+resize_case("test_opset18_resize_antialias_linear_down_and_up", r(1, 1, 6, 5), scales=[1, 1, 0.5, 1.6],
+            mode="linear", antialias=1)
+resize_case("test_opset18_resize_antialias_cubic_down_and_up", r(1, 1, 7, 4), sizes=[1, 1, 3, 7],
+            mode="cubic", antialias=1)
+# One scale for H and W: min (not_larger) or max (not_smaller) of 4/6 and 7/8.
+resize_case("test_opset18_resize_keep_aspect_not_larger", r(1, 2, 6, 8), sizes=[4, 7], mode="linear",
+            axes=[2, 3], keep_aspect_ratio_policy="not_larger")
+resize_case("test_opset18_resize_keep_aspect_not_smaller", r(1, 2, 6, 8), sizes=[4, 7], mode="linear",
+            axes=[2, 3], keep_aspect_ratio_policy="not_smaller")
+# Without axes every axis takes part: max(1/1, 1/1, 8/5, 8/3) scales N and C too (1 -> round(2.67) = 3).
+resize_case("test_opset18_resize_keep_aspect_not_smaller_nearest", r(1, 1, 5, 3), sizes=[1, 1, 8, 8],
+            keep_aspect_ratio_policy="not_smaller")
+resize_case("test_opset18_resize_axes_scales", r(1, 2, 4, 5), scales=[2, 1.5], mode="linear", axes=[2, 3])
+resize_case("test_opset18_resize_axes_negative_sizes", r(2, 3, 5), sizes=[8], mode="linear", axes=[-1])
+resize_case("test_opset18_resize_axes_crop_and_resize", r(1, 1, 5, 6), sizes=[3, 4], roi=[0.2, -0.1, 0.9, 0.8],
+            mode="linear", axes=[2, 3], coordinate_transformation_mode="tf_crop_and_resize")
+resize_case("test_opset19_resize_half_pixel_symmetric_linear_up", r(1, 1, 4, 5), scales=[1, 1, 1.7, 2.3], opset=19,
+            mode="linear", coordinate_transformation_mode="half_pixel_symmetric")
+resize_case("test_opset19_resize_half_pixel_symmetric_linear_down", r(1, 1, 7, 9), scales=[1, 1, 0.6, 0.7],
+            opset=19, mode="linear", coordinate_transformation_mode="half_pixel_symmetric")
+resize_case("test_opset19_resize_half_pixel_symmetric_keep_aspect", r(1, 1, 5, 7), sizes=[3, 3], opset=19,
+            mode="linear", axes=[2, 3], keep_aspect_ratio_policy="not_larger",
+            coordinate_transformation_mode="half_pixel_symmetric")
+resize_case("test_opset18_resize_antialias_linear_downscale_fp16", r(1, 1, 6, 8, dtype=np.float16),
+            sizes=[1, 1, 3, 5], mode="linear", antialias=1)

@@ -1,7 +1,8 @@
 // Resize-13: expected values are the ONNX reference implementation's
 // (onnx/backend/test/case/node/resize.py, interpolate_nd with the coefficient functions of that
 // file, evaluated in float64 by /usr/bin/python3 with onnx 1.12 and pasted here), except where a
-// comment gives a hand computation. Float checks pass scale = max|X| (the Resize budget).
+// comment gives a hand computation. Float checks pass scale = max|X| (the Resize budget). The
+// forms of Resize-18/19 (the last three test cases) are checked against values by hand.
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;
@@ -253,4 +254,51 @@ TEST_CASE("Resize rejects invalid models") {
              "roi");
   CheckFails(R("cubic").Attr("exclude_outside", int64_t{2}), {X22(), Tensor(), Scales({1, 1, 2, 2})},
              "exclude_outside");
+}
+
+TEST_CASE("Resize-18 antialias: the kernel stretched by 1/scale, weights normalized, edges clamped") {
+  // By hand, 1-D [0, 1, 2, 3] -> 2 (scale 0.5), linear: support 1 / 0.5 = 2. o = 0: x = 0.5, taps
+  // j = -1..2 weigh 1 - |j - 0.5| / 2 = .25, .75, .75, .25 (sum 2 -> .125, .375, .375, .125); j = -1
+  // clamps to 0: y = .375 * 1 + .125 * 2 = 0.625. o = 1 (x = 2.5): .125 * 1 + .375 * 2 + .5 * 3 = 2.375.
+  const Tensor x = F32({4}, {0, 1, 2, 3});
+  Check(R("linear").Attr("antialias", int64_t{1}), {x, Tensor(), Scales({0.5})}, {{{2}, {0.625, 2.375}}}, 1, 3);
+  // exclude_outside: the taps outside X weigh 0, the others are renormalized (.75, .75, .25 / 1.75).
+  Check(R("linear").Attr("antialias", int64_t{1}).Attr("exclude_outside", int64_t{1}), {x, Tensor(), Scales({0.5})},
+        {{{2}, {1.25 / 1.75, 4 / 1.75}}}, 1, 3);
+  // Growing (scale >= 1): no effect; nearest: no effect.
+  Check(R("linear").Attr("antialias", int64_t{1}), {F32({2}, {0, 8}), Tensor(), Scales({2})}, {{{4}, {0, 2, 6, 8}}}, 1, 8);
+  Check(R("nearest").Attr("antialias", int64_t{1}), {x, Tensor(), Scales({0.5})}, {{{2}, {0, 2}}}, 1, 3);
+}
+
+TEST_CASE("Resize-18 axes and keep_aspect_ratio_policy; Resize-19 half_pixel_symmetric") {
+  // axes = [-1]: only W resized ([1, 2] -> 1, 1.25, 1.75, 2 at half_pixel x = -.25, .25, .75, 1.25).
+  Check(R("linear").Attr("axes", std::vector<int64_t>{-1}), {X22(), Tensor(), Scales({2})},
+        {{{1, 1, 2, 4}, {1, 1.25, 1.75, 2, 3, 3.25, 3.75, 4}}}, 1, 4);
+  Check(R("linear").Attr("axes", std::vector<int64_t>{3}), {X22(), Tensor(), Tensor(), Sizes({4})},
+        {{{1, 1, 2, 4}, {1, 1.25, 1.75, 2, 3, 3.25, 3.75, 4}}}, 1, 4);
+  // sizes [4, 4] for H = 2, W = 4: not_smaller takes max(2, 1) = 2 -> 4 x 8; not_larger min -> 2 x 4.
+  NodeOf big = R("nearest").Attr("axes", std::vector<int64_t>{2, 3}).Attr("keep_aspect_ratio_policy", "not_smaller");
+  Check(big, {X24(), Tensor(), Tensor(), Sizes({4, 4})},
+        {{{1, 1, 4, 8}, {1, 1, 2, 2, 3, 3, 4, 4, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 5, 5, 6, 6, 7, 7, 8, 8}}},
+        1, 8);
+  NodeOf small = R("nearest").Attr("axes", std::vector<int64_t>{2, 3}).Attr("keep_aspect_ratio_policy", "not_larger");
+  Check(small, {X24(), Tensor(), Tensor(), Sizes({4, 4})}, {{{1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}}}, 1, 8);
+  // half_pixel_symmetric, [0..4] * 0.5: out floor(2.5) = 2, offset 5/2 * (1 - 2/2.5) = 0.5, x = 1, 3
+  // (half_pixel: 0.5, 2.5).
+  Check(R("linear", "half_pixel_symmetric"), {F32({5}, {0, 1, 2, 3, 4}), Tensor(), Scales({0.5})}, {{{2}, {1, 3}}}, 1, 4);
+}
+
+TEST_CASE("Resize-18 forms: invalid attributes and input lengths are refused") {
+  CheckFails(R("linear").Attr("antialias", int64_t{2}), {X22(), Tensor(), Scales({1, 1, 0.5, 0.5})},
+             "'antialias' must be 0 or 1");
+  CheckFails(R("linear").Attr("keep_aspect_ratio_policy", "fit"), {X22(), Tensor(), Tensor(), Sizes({1, 1, 1, 1})},
+             "keep_aspect_ratio_policy");
+  CheckFails(R("linear").Attr("axes", std::vector<int64_t>{2, -2}), {X22(), Tensor(), Scales({2, 2})}, "repeats axis 2");
+  CheckFails(R("linear").Attr("axes", std::vector<int64_t>{4}), {X22(), Tensor(), Scales({2})}, "out of range");
+  CheckFails(R("linear").Attr("axes", std::vector<int64_t>{2, 3}), {X22(), Tensor(), Scales({1, 1, 2, 2})},
+             "'scales' must have shape [2] (length of 'axes')");
+  CheckFails(R("linear").Attr("axes", std::vector<int64_t>{3}), {X22(), Tensor(), Tensor(), Sizes({1, 1, 2, 2})},
+             "'sizes' must have shape [1]");
+  CheckFails(R("linear", "tf_crop_and_resize").Attr("axes", std::vector<int64_t>{2, 3}),
+             {X22(), F32({8}, {0, 0, 0, 0, 1, 1, 1, 1}), Tensor(), Sizes({3, 3})}, "roi");
 }
