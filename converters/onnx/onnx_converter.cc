@@ -415,6 +415,14 @@ class Converter {
       n.attrs["axis"].kind = Attr::Kind::kInt;
       n.attrs["axis"].i = axis;
     }
+    if (op == "LpPool" && opset_ < 2 && n.has("p") && n.attrs["p"].kind == Attr::Kind::kFloat) {
+      // LpPool-1: p is a float (default 2.0); LpPool-2 on it is an int. tare runs integral p.
+      const float p = n.attrs["p"].f;
+      if (!(p >= 1.0f && p <= 1073741824.0f) || p != static_cast<float>(static_cast<int64_t>(p)))
+        return Status::Error("LpPool-1 attribute 'p' = " + std::to_string(p) +
+                             " is not an integer >= 1 (tare runs integral p only)");
+      n.attrs["p"] = IntAttr(static_cast<int64_t>(p));
+    }
     if (op == "BatchNormalization") n.attrs.erase("spatial");  // opset < 9: always spatial in practice
     if (op == "Dropout") {
       n.attrs.erase("ratio");  // Dropout-7/10: inference ignores the ratio

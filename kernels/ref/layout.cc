@@ -19,6 +19,7 @@ Result<KernelFn> MakeConcat(const Node& node);
 Result<KernelFn> MakeSplit(const Node& node);
 Result<KernelFn> MakeGather(const Node& node);
 Result<KernelFn> MakePad(const Node& node);
+Result<KernelFn> MakeCenterCropPad(const Node& node);
 
 namespace {
 
@@ -138,6 +139,7 @@ Result<KernelFn> MakeLayout(const Node& node) {
       {"ConstantOfShape", MakeConstantOfShape},                {"Transpose", MakeTranspose},
       {"Concat", MakeConcat},    {"Split", MakeSplit},         {"Slice", MakeSlice},
       {"Gather", MakeGather},    {"Expand", MakeExpand},       {"Pad", MakePad},
+      {"CenterCropPad", MakeCenterCropPad},
   };
   for (const auto& [name, fn] : kOps)
     if (node.op == name) return fn(node);

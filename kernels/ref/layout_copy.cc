@@ -417,5 +417,33 @@ Result<KernelFn> MakePad(const Node& node) {
   });
 }
 
+/// CenterCropPad: per axis, output index o reads source o + floor((D - S) / 2) when S <= D (crop),
+/// o - floor((S - D) / 2) when S > D (pad, zeros outside the source); the sizes D (input) and S
+/// (output) are all it needs, so the `shape` input and `axes` are not read here.
+Result<KernelFn> MakeCenterCropPad(const Node&) {
+  return KernelFn([](const Ins& in, const Outs& out) {
+    const Tensor& x = *in[0];
+    Tensor& y = *out[0];
+    const size_t r = x.shape.size(), es = DTypeSize(x.dtype);
+    if (r == 0) {
+      std::memcpy(y.data, x.data, es);
+      return Status::Ok();
+    }
+    if (y.numel() == 0) return Status::Ok();
+    std::vector<std::vector<int64_t>> maps(r);
+    for (size_t d = 0; d < r; ++d) {
+      const int64_t dim = x.shape[d], size = y.shape[d];
+      const int64_t shift = size <= dim ? (dim - size) / 2 : -((size - dim) / 2);  // source = o + shift
+      maps[d].resize(static_cast<size_t>(size));
+      for (int64_t o = 0; o < size; ++o) {
+        const int64_t src = o + shift;
+        maps[d][static_cast<size_t>(o)] = src >= 0 && src < dim ? src : -1;
+      }
+    }
+    PadRows(x, y, maps, std::vector<char>(es, 0));
+    return Status::Ok();
+  });
+}
+
 }  // namespace layout_ref
 }  // namespace tare

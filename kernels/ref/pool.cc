@@ -1,9 +1,12 @@
-// Reference kernels of MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool (semantics:
+// Reference kernels of MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool (semantics:
 // runtime/ops/pool.cc). Spatial ranks 1 and 2 run as rank 3 with leading unit axes.
 // Order: for each output element the taps are visited in row-major window order (first spatial
 // axis outermost, increasing tap index). AveragePool: acc starts at 0 (in T), adds each in-input
 // tap in that order, then y = acc / count (one division in T). MaxPool: the first in-input tap
 // starts the max; a later tap replaces it when strictly greater or NaN (a NaN is then kept).
+// LpPool: acc starts at 0 (in T) and adds t = |x| (p = 1), x * x (p = 2, one rounding) or
+// pow(|x|, p) evaluated in double and rounded once to T, per in-input tap in that order; then
+// y = acc (p = 1), sqrt(acc) (p = 2) or pow(acc, 1/p) in double rounded once to T.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -55,7 +58,8 @@ struct PoolAxis {
 
 /// Attributes of a pooling node, parsed once.
 struct PoolAttrs {
-  bool global = false, is_max = false, count_include_pad = false, col_major = false;
+  bool global = false, is_max = false, is_lp = false, count_include_pad = false, col_major = false;
+  int64_t p = 2;  ///< LpPool's exponent (>= 1)
   std::string auto_pad;
   std::vector<int64_t> ks, strides, dil, pads;
 };
@@ -96,6 +100,23 @@ void PoolPlanes(const PoolAttrs& at, const PoolAxis* ax, int64_t planes, const U
             if (idx)
               idx[oi] = p * in_plane + (at.col_major ? a0 + ax[0].in * (a1 + ax[1].in * a2)
                                                      : (a0 * ax[1].in + a1) * ax[2].in + a2);
+          } else if (at.is_lp) {
+            if constexpr (std::is_floating_point_v<U>) {
+              const int64_t pw = at.p;
+              auto term = [pw](U v) -> U {
+                if (pw == 1) return std::fabs(v);
+                if (pw == 2) return v * v;
+                return static_cast<U>(std::pow(std::fabs(static_cast<double>(v)), static_cast<double>(pw)));
+              };
+              U acc = 0;
+              for (int64_t i0 = 0; i0 < n0; ++i0)
+                for (int64_t i1 = 0; i1 < n1; ++i1)
+                  for (int64_t i2 = 0; i2 < n2; ++i2)
+                    acc = acc + term(xp[((s0 + i0 * d0) * ax[1].in + s1 + i1 * d1) * ax[2].in + s2 + i2 * d2]);
+              y[oi] = pw == 1   ? acc
+                      : pw == 2 ? std::sqrt(acc)
+                                : static_cast<U>(std::pow(static_cast<double>(acc), 1.0 / static_cast<double>(pw)));
+            }
           } else {
             U acc = 0;
             for (int64_t i0 = 0; i0 < n0; ++i0)
@@ -118,6 +139,7 @@ Result<KernelFn> MakePool(const Node& node) {
   PoolAttrs at;
   at.global = node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool";
   at.is_max = node.op == "MaxPool" || node.op == "GlobalMaxPool";
+  at.is_lp = node.op == "LpPool";
   if (!at.global) {
     TARE_ASSIGN_OR_RETURN(at.ks, node.GetInts("kernel_shape"));
     TARE_ASSIGN_OR_RETURN(at.strides, node.GetInts("strides"));
@@ -126,6 +148,11 @@ Result<KernelFn> MakePool(const Node& node) {
     TARE_ASSIGN_OR_RETURN(at.auto_pad, node.GetString("auto_pad", "NOTSET"));
     TARE_ASSIGN_OR_RETURN(int64_t cip, node.GetInt("count_include_pad", 0));
     TARE_ASSIGN_OR_RETURN(int64_t so, node.GetInt("storage_order", 0));
+    if (at.is_lp) {
+      TARE_ASSIGN_OR_RETURN(at.p, node.GetInt("p", 2));
+      if (at.p < 1)
+        return Status::Error(node.Where() + ": attribute 'p' must be an integer >= 1, got " + std::to_string(at.p));
+    }
     at.count_include_pad = !at.is_max && cip != 0;
     at.col_major = at.is_max && so != 0;
   }

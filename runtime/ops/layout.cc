@@ -2,7 +2,7 @@
 // dtype-generic (any storable type: float16/32/64, int8..int64, uint8..uint64, bool) and exact.
 // This file holds the dispatch, the shared validation helpers and the ops that only reinterpret
 // or create data; layout_copy.cc holds the ops that move elements (Transpose, Concat, Split,
-// Slice, Gather, Expand, Pad).
+// Slice, Gather, Expand, Pad, CenterCropPad).
 //   Flatten (ONNX Flatten-13): attribute axis=1 in [-r, r]; y is 2-D
 //     [d0*...*d(axis-1), d(axis)*...*d(r-1)] (an empty product is 1).
 //   Reshape (ONNX Reshape-14): input 1 `shape` (1-D integer, known at plan time); attribute
@@ -58,6 +58,7 @@ Status InferSlice(InferContext& ctx);
 Status InferGather(InferContext& ctx);
 Status InferExpand(InferContext& ctx);
 Status InferPad(InferContext& ctx);
+Status InferCenterCropPad(InferContext& ctx);
 
 namespace {
 
@@ -241,6 +242,7 @@ Status InferLayout(InferContext& ctx) {
       {"ConstantOfShape", InferConstantOfShape},                  {"Transpose", InferTranspose},
       {"Concat", InferConcat},       {"Split", InferSplit},       {"Slice", InferSlice},
       {"Gather", InferGather},       {"Expand", InferExpand},     {"Pad", InferPad},
+      {"CenterCropPad", InferCenterCropPad},
   };
   for (const auto& [name, fn] : kOps)
     if (ctx.node.op == name) return fn(ctx);

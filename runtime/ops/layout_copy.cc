@@ -25,6 +25,11 @@
 //     border element, reflect mirrors without repeating the border (numpy.pad 'reflect', repeated
 //     when the pad is longer than the range), wrap repeats the range periodically (numpy.pad
 //     'wrap'). edge/reflect/wrap need a non-empty range to pad.
+//   CenterCropPad (ONNX CenterCropPad-18): input 1 `shape` (1-D int32/int64, known, entries >= 0),
+//     one target size per axis of attribute axes (default 0..r-1; in [-r, r), no duplicates; its
+//     length must equal len(shape)); other axes keep their size. Per axis with input size D and
+//     target S: S < D crops the window starting at floor((D - S) / 2) (the odd element is dropped
+//     at the end); S > D pads floor((S - D) / 2) zeros before and the rest (the odd one) after.
 #include <algorithm>
 
 #include "runtime/ops/data_dependent.h"
@@ -267,6 +272,35 @@ Status InferPad(InferContext& ctx) {
     if (mode != "constant" && kept == 0 && (b > 0 || e > 0))
       return ctx.Error("mode '" + mode + "' cannot pad axis " + std::to_string(axes[i]) + ": it has no elements to repeat");
     out[axes[i]] = d + b + e;
+  }
+  ctx.SetOut(0, ctx.in[0].dtype, out);
+  return Status::Ok();
+}
+
+Status InferCenterCropPad(InferContext& ctx) {
+  TARE_RETURN_IF_ERROR(ctx.ExpectInputs(2, 2));
+  TARE_RETURN_IF_ERROR(CheckStorable(ctx, 0));
+  const Shape& x = ctx.in[0].shape;
+  const int64_t r = static_cast<int64_t>(x.size());
+  if (ctx.in[1].dtype != DType::kInt64 && ctx.in[1].dtype != DType::kInt32)
+    return ctx.Error("input 'shape' must be int32 or int64, got " + DTypeName(ctx.in[1].dtype));
+  if (ctx.in[1].shape.size() != 1) return ctx.Error("input 'shape' must be 1-D, got shape " + ShapeStr(ctx.in[1].shape));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> target, ctx.KnownInts(1, "shape"));
+  std::vector<int64_t> axes(x.size());
+  for (int64_t i = 0; i < r; ++i) axes[i] = i;
+  if (ctx.node.has("axes")) {
+    TARE_ASSIGN_OR_RETURN(std::vector<int64_t> raw, ctx.node.GetInts("axes"));
+    TARE_ASSIGN_OR_RETURN(axes, UniqueAxes(raw, r, ctx, "attribute 'axes'"));
+  }
+  if (target.size() != axes.size())
+    return ctx.Error("input 'shape' has " + std::to_string(target.size()) + " entries, expected " +
+                     std::to_string(axes.size()) + " (one per axis of " +
+                     (ctx.node.has("axes") ? "attribute 'axes'" : "the input") + ")");
+  Shape out = x;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (target[i] < 0 || target[i] > kMaxElements)
+      return ctx.Error("shape[" + std::to_string(i) + "] = " + std::to_string(target[i]) + " must be in [0, 2^40]");
+    out[axes[i]] = target[i];
   }
   ctx.SetOut(0, ctx.in[0].dtype, out);
   return Status::Ok();

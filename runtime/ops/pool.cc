@@ -1,4 +1,4 @@
-// Pooling (ONNX MaxPool-12, AveragePool-11, GlobalAveragePool-1, GlobalMaxPool-1).
+// Pooling (ONNX MaxPool-12, AveragePool-11, LpPool-18 (-11, -2, -1), GlobalAveragePool-1, GlobalMaxPool-1).
 // X is (N, C, D1..Dn) with n = 1, 2 or 3 spatial dims; Y is (N, C, O1..On). Along spatial axis i,
 // output position o reads the window taps p = o*strides[i] - pads_begin[i] + j*dilations[i],
 // j in [0, kernel_shape[i]); taps outside [0, Di) are padding and are skipped.
@@ -10,11 +10,16 @@
 //     the number of in-input taps (count_include_pad=0) or the number of taps inside the padded
 //     extent [-pads_begin, Di + pads_end) (count_include_pad=1; taps of a ceil_mode window that
 //     run past the end padding are not counted, as ONNX Runtime and PyTorch do).
+//   LpPool: y = (sum of |x|^p over the in-input taps, row-major window order) ^ (1/p); padding
+//     contributes zeros (|0|^p = 0), so only the in-input taps are summed. X is float32 (float16 and
+//     bfloat16 are computed in float). Attribute p=2 (an integer >= 1; LpPool-1's float p is
+//     rewritten by the converter when it is integral). LpPool-11 has no ceil_mode and dilations;
+//     their defaults (0, 1) give its semantics.
 //   Global*: the window is the whole spatial extent; Y is (N, C, 1, ..., 1).
 // Attributes and defaults: kernel_shape (required, n values >= 1); strides=1..., dilations=1...
 // (each >= 1; dilations also accepted by AveragePool, as in AveragePool-19); pads=[b1..bn, e1..en]
 // (>= 0, default 0); auto_pad=NOTSET | VALID | SAME_UPPER | SAME_LOWER (not together with
-// non-zero pads); ceil_mode=0; storage_order=0 (MaxPool); count_include_pad=0 (AveragePool).
+// non-zero pads); ceil_mode=0; storage_order=0 (MaxPool); count_include_pad=0 (AveragePool); p=2 (LpPool).
 // Output dims, with ek = (k-1)*dilation + 1 (the ONNX doc's formulas):
 //   NOTSET: O = floor((D + b + e - ek) / stride) + 1, or with ceil_mode=1
 //           O = ceil((D + b + e - ek) / stride) + 1, minus one when that last window would start
@@ -53,6 +58,7 @@ Status InferPool(InferContext& ctx) {
   const std::string& op = ctx.node.op;
   const bool is_max = op == "MaxPool" || op == "GlobalMaxPool";
   const bool global = op == "GlobalMaxPool" || op == "GlobalAveragePool";
+  const bool is_lp = op == "LpPool";
   TARE_RETURN_IF_ERROR(ctx.ExpectInputs(1, 1));
   const ValueInfo& xi = ctx.in[0];
   const bool int_ok = op == "MaxPool" && (xi.dtype == DType::kInt8 || xi.dtype == DType::kUInt8);
@@ -84,7 +90,11 @@ Status InferPool(InferContext& ctx) {
     for (int64_t p : pads)
       if (p != 0) return ctx.Error("attribute 'pads' cannot be used with auto_pad " + auto_pad);
   TARE_ASSIGN_OR_RETURN(int64_t ceil_mode, Flag(ctx, "ceil_mode"));
-  TARE_RETURN_IF_ERROR(Flag(ctx, is_max ? "storage_order" : "count_include_pad").status());
+  if (!is_lp) TARE_RETURN_IF_ERROR(Flag(ctx, is_max ? "storage_order" : "count_include_pad").status());
+  if (is_lp) {
+    TARE_ASSIGN_OR_RETURN(int64_t p, ctx.node.GetInt("p", 2));
+    if (p < 1) return ctx.Error("attribute 'p' must be an integer >= 1, got " + std::to_string(p));
+  }
   for (size_t i = 0; i < nsp; ++i) {
     const int64_t D = x[2 + i], s = strides[i];
     const int64_t ek = (ks[i] - 1) * dil[i] + 1;  // < 2^60: both factors <= 2^30

@@ -698,3 +698,126 @@ resize_case("test_opset19_resize_half_pixel_symmetric_keep_aspect", r(1, 1, 5, 7
             coordinate_transformation_mode="half_pixel_symmetric")
 resize_case("test_opset18_resize_antialias_linear_downscale_fp16", r(1, 1, 6, 8, dtype=np.float16),
             sizes=[1, 1, 3, 5], mode="linear", antialias=1)
+
+
+# ---- Col2Im-18, CenterCropPad-18, LpPool-18/11/2 (issue 20 item 1) --------------------------------
+def col2im_ref(image, block, dilations=None, pads=None, strides=None):
+    """Col2Im-18 (spec text): column blocks [N, C*prod(block), L] summed back into [N, C, *image]."""
+    n = len(image)
+    d = dilations or [1] * n
+    s = strides or [1] * n
+    p = pads or [0] * (2 * n)
+    nblk = [(image[i] + p[i] + p[n + i] - (d[i] * (block[i] - 1) + 1)) // s[i] + 1 for i in range(n)]
+
+    def f(x):
+        N, cb, L = x.shape
+        C = cb // int(np.prod(block))
+        assert L == int(np.prod(nblk))
+        xr = x.astype(np.float64).reshape((N, C) + tuple(block) + tuple(nblk))
+        y = np.zeros((N, C) + tuple(image))
+        for k in np.ndindex(*block):
+            for l in np.ndindex(*nblk):
+                pos = [l[i] * s[i] - p[i] + k[i] * d[i] for i in range(n)]
+                if all(0 <= pos[i] < image[i] for i in range(n)):
+                    y[(slice(None), slice(None)) + tuple(pos)] += xr[(slice(None), slice(None)) + k + l]
+        return y.astype(x.dtype)
+    return f
+
+
+def col2im_case(name, x, image, block, **attrs):
+    case(name, "Col2Im", [("x", x)], opset=18, inits=[("image_shape", i64(*image)), ("block_shape", i64(*block))],
+         attrs=attrs, ref=col2im_ref(image, block, attrs.get("dilations"), attrs.get("pads"), attrs.get("strides")))
+
+
+col2im_case("test_opset18_col2im_2d", r(2, 12, 9), [4, 5], [2, 3])
+col2im_case("test_opset18_col2im_pads_strides_dilations", r(1, 4, 9), [6, 7], [2, 2],
+            dilations=[2, 1], pads=[1, 0, 1, 2], strides=[2, 3])
+col2im_case("test_opset18_col2im_3d", r(1, 16, 12), [3, 4, 3], [2, 2, 2])
+col2im_case("test_opset18_col2im_1d_strides", r(2, 6, 3), [7], [3], strides=[2])
+col2im_case("test_opset18_col2im_fp16", r(1, 6, 9, dtype=np.float16), [4, 5], [2, 3])
+
+
+def center_crop_pad_ref(shape, axes=None):
+    """CenterCropPad-18 (spec text): crop start rounded down; padding split with the odd pixel at the end."""
+    def f(x):
+        ax = range(x.ndim) if axes is None else [a % x.ndim for a in axes]
+        y = x
+        for a, t in zip(ax, shape):
+            dim = y.shape[a]
+            if t < dim:
+                st = (dim - t) // 2
+                y = np.take(y, np.arange(st, st + t), axis=a)
+            elif t > dim:
+                widths = [(0, 0)] * y.ndim
+                widths[a] = ((t - dim) // 2, t - dim - (t - dim) // 2)
+                y = np.pad(y, widths)
+        return y
+    return f
+
+
+def center_crop_pad_case(name, x, shape, axes=None, shape_dtype=np.int64):
+    case(name, "CenterCropPad", [("x", x)], opset=18, inits=[("shape", np.array(shape, dtype=shape_dtype))],
+         attrs={} if axes is None else dict(axes=axes), ref=center_crop_pad_ref(shape, axes))
+
+
+center_crop_pad_case("test_opset18_center_crop_pad_crop", r(6, 7, 3), [4, 4, 3])
+center_crop_pad_case("test_opset18_center_crop_pad_pad", r(3, 2, 2), [6, 5, 2])
+center_crop_pad_case("test_opset18_center_crop_pad_crop_and_pad", r(7, 3, 4), [4, 6, 4])
+center_crop_pad_case("test_opset18_center_crop_pad_axes_negative", r(3, 8, 5), [8, 5], axes=[-1, 1])
+center_crop_pad_case("test_opset18_center_crop_pad_odd", r(2, 9), [5, 4])
+center_crop_pad_case("test_opset18_center_crop_pad_int32", (r(4, 5) * 100).astype(np.int32), [3, 7])
+# An int32 `shape` (Tind allows it); ONNX Runtime's expansion of the function body refuses it.
+center_crop_pad_case("test_opset18_center_crop_pad_shape_int32", r(5, 4), [2, 6], shape_dtype=np.int32)
+
+
+def lp_pool_ref(kernel, p=2, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET"):
+    """LpPool-18 (spec text): (sum over the window of |x|^p) ^ (1/p), padding contributing zeros."""
+    n = len(kernel)
+    s = strides or [1] * n
+    d = dilations or [1] * n
+    pd = pads or [0] * (2 * n)
+
+    def f(x):
+        xd = np.abs(x.astype(np.float64))
+        geo = []
+        for i in range(n):
+            D, ek = x.shape[2 + i], (kernel[i] - 1) * d[i] + 1
+            if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+                o = -(-D // s[i])
+                total = max(0, (o - 1) * s[i] + ek - D)
+                b = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            elif auto_pad == "VALID":
+                o, b = (D - ek) // s[i] + 1, 0
+            else:
+                span = D + pd[i] + pd[n + i] - ek
+                o, b = (-(-span // s[i]) if ceil_mode else span // s[i]) + 1, pd[i]
+            geo.append((o, b))
+        y = np.zeros(x.shape[:2] + tuple(o for o, _ in geo))
+        for out in np.ndindex(*[o for o, _ in geo]):
+            acc = np.zeros(x.shape[:2])
+            for j in np.ndindex(*kernel):
+                pos = [out[i] * s[i] - geo[i][1] + j[i] * d[i] for i in range(n)]
+                if all(0 <= pos[i] < x.shape[2 + i] for i in range(n)):
+                    acc += xd[(slice(None), slice(None)) + tuple(pos)] ** p
+            y[(slice(None), slice(None)) + out] = acc ** (1.0 / p)
+        return y.astype(x.dtype)
+    return f
+
+
+def lp_pool_case(name, x, kernel, opset=18, **attrs):
+    ref_attrs = {k: v for k, v in attrs.items() if k in ("p", "strides", "pads", "dilations", "ceil_mode", "auto_pad")}
+    case(name, "LpPool", [("x", x)], opset=opset, attrs=dict(kernel_shape=kernel, **attrs),
+         ref=lp_pool_ref(kernel, **ref_attrs))
+
+
+lp_pool_case("test_opset18_lp_pool_2d_default", r(1, 2, 5, 5), [3, 3])
+lp_pool_case("test_opset18_lp_pool_p1", r(1, 2, 6, 6), [2, 2], strides=[2, 2], p=1)
+lp_pool_case("test_opset18_lp_pool_p3_pads", r(1, 2, 5, 5), [3, 3], pads=[1, 1, 1, 1], p=3)
+lp_pool_case("test_opset18_lp_pool_ceil_mode", r(1, 2, 6, 7), [3, 3], strides=[2, 2], ceil_mode=1)
+lp_pool_case("test_opset18_lp_pool_dilations", r(1, 2, 7, 7), [2, 2], dilations=[2, 3])
+lp_pool_case("test_opset18_lp_pool_same_upper", r(1, 2, 5, 6), [3, 2], strides=[2, 2], auto_pad="SAME_UPPER")
+lp_pool_case("test_opset18_lp_pool_1d", r(2, 3, 9), [3], strides=[2])
+lp_pool_case("test_opset18_lp_pool_3d", r(1, 2, 4, 4, 4), [2, 2, 2])
+lp_pool_case("test_opset18_lp_pool_fp16", r(1, 2, 5, 5, dtype=np.float16), [2, 2], p=2)
+lp_pool_case("test_opset11_lp_pool", r(1, 2, 5, 5), [2, 3], opset=11, strides=[1, 2], pads=[0, 1, 1, 0], p=2)
+lp_pool_case("test_opset2_lp_pool", r(1, 2, 4, 4), [2, 2], opset=2, p=1)
