@@ -47,7 +47,6 @@ NOT_COVERED = {
                      19: "coordinate_transformation_mode half_pixel_symmetric is refused (and Resize-18's forms)"},
     ("", "QuantizeLinear"): {21: "block_size (blocked quantization) and output_dtype are refused"},
     ("", "DequantizeLinear"): {21: "block_size (blocked quantization) and output_dtype are refused"},
-    ("", "GridSample"): {20: "the N-D (volumetric) form is refused; 4-D runs with the -20 mode names"},
 }
 # Ops of the "tflite" domain (quantized TFLite builtins, converters/tflite) have no ONNX schema:
 # their column lists the TFLite builtin versions whose quantized forms tare maps and a test runs
