@@ -7,6 +7,8 @@
 //     taps 0), then y = sum_i wy_i * r_i (i ascending);
 //   trilinear (5-D): acc = 0; acc += w * x for the in-range taps of the cell in the order
 //     (z, y, x) lexicographic, each coordinate's low tap first, w = (wx * wy) * wz in double;
+//   tricubic (5-D): per z tap i = 0..3: p_i = sum_j wy_j * r_ij with r_ij = sum_k wx_k *
+//     x[tap (i, j, k)] (ascending, out-of-range taps 0), then y = sum_i wz_i * p_i (i ascending);
 //   nearest: a copy (exact).
 // Coordinates are checked against [0, W) as doubles before any conversion to an integer, so
 // NaN, infinite or huge grid values are well defined.
@@ -115,12 +117,46 @@ T SamplePoint(const T* img, int64_t h, int64_t w, double gx, double gy, const Gs
   return acc;
 }
 
-/// Samples a volume img [d, h, w] at normalized (gx, gy, gz): trilinear or nearest (inference
-/// refuses bicubic on volumes).
+/// Tricubic sample of img [d, h, w] at the unpadded pixel coordinates u (z, y, x): 4 taps per
+/// axis, the padding applied to each tap.
+template <class T>
+T TricubicPoint(const T* img, const int64_t dims[3], const double u[3], const GsAttrs& a) {
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(u[i])) return T(0);
+  double lo[3], wt[3][4];
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = std::floor(u[i]);
+    CubicWeights(u[i] - lo[i], wt[i]);
+  }
+  T acc = T(0);
+  for (int i = 0; i < 4; ++i) {
+    const double tz = PadCoord(lo[0] - 1 + i, dims[0], a);
+    T plane = T(0);
+    if (InRange(tz, dims[0]))
+      for (int j = 0; j < 4; ++j) {
+        const double ty = PadCoord(lo[1] - 1 + j, dims[1], a);
+        T row = T(0);
+        if (InRange(ty, dims[1])) {
+          const T* line = img + (static_cast<int64_t>(tz) * dims[1] + static_cast<int64_t>(ty)) * dims[2];
+          for (int k = 0; k < 4; ++k) {
+            const double tx = PadCoord(lo[2] - 1 + k, dims[2], a);
+            if (InRange(tx, dims[2])) row = row + static_cast<T>(wt[2][k]) * line[static_cast<int64_t>(tx)];
+          }
+        }
+        plane = plane + static_cast<T>(wt[1][j]) * row;
+      }
+    acc = acc + static_cast<T>(wt[0][i]) * plane;
+  }
+  return acc;
+}
+
+/// Samples a volume img [d, h, w] at normalized (gx, gy, gz): trilinear, nearest or tricubic.
 template <class T>
 T SampleVolume(const T* img, const int64_t dims[3], const double g[3], const GsAttrs& a) {
   double c[3];  // pixel coordinates in the order (z, y, x) of dims
-  for (int i = 0; i < 3; ++i) c[i] = PadCoord(Unnormalize(g[2 - i], dims[i], a.align), dims[i], a);
+  for (int i = 0; i < 3; ++i) c[i] = Unnormalize(g[2 - i], dims[i], a.align);
+  if (a.mode == Mode::kBicubic) return TricubicPoint<T>(img, dims, c, a);
+  for (int i = 0; i < 3; ++i) c[i] = PadCoord(c[i], dims[i], a);
   if (a.mode == Mode::kNearest) {
     int64_t off = 0;
     for (int i = 0; i < 3; ++i) {

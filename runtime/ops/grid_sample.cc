@@ -13,20 +13,21 @@
 //     volumetric: the 8 taps of the trilinear cell, weights (1 - fx, fx) x (1 - fy, fy) x (1 - fz, fz);
 //   nearest: the pixel at (nearbyint(x), nearbyint(y)[, nearbyint(z)]) (round half to even, as
 //     PyTorch and GridSample-20's text);
-//   bicubic (4-D only): taps floor(x)-1 .. floor(x)+2 with the Keys cubic kernel, A = -0.75.
+//   bicubic: taps floor(x)-1 .. floor(x)+2 with the Keys cubic kernel, A = -0.75; volumetric:
+//     the 64 taps of the tricubic neighbourhood (GridSample-20's "N-cubic"), weights wx * wy * wz.
 // Padding, for points or taps outside X: zeros (outside taps contribute 0); border (coordinates
 // clamped to [0, W-1]); reflection (coordinates reflected at the borders: at the corner pixel
 // centers when align_corners=1, at the outer edges when 0, then clamped to [0, W-1]). As in
 // PyTorch, bilinear and nearest apply the padding to the sampling point, bicubic to each of its
-// 16 taps. A NaN coordinate samples nothing (0); so does an infinite one, except that bilinear and
+// 16 (volumetric: 64) taps. A NaN coordinate samples nothing (0); so does an infinite one, except that bilinear and
 // nearest with border padding clamp it to the edge.
 // Inputs: X (float32, [N, C, H, W] or [N, C, D, H, W]); grid (float32, [N, H_out, W_out, 2] or
 // [N, D_out, H_out, W_out, 3]). Output Y (float32, [N, C, H_out, W_out] or [N, C, D_out, H_out,
 // W_out]). Attributes: mode = "bilinear" (default) | "nearest" | "bicubic" (also "linear" /
 // "cubic", the GridSample-20 names); padding_mode = "zeros" (default) | "border" | "reflection";
-// align_corners in {0 (default), 1}. Refused: other ranks (1 or more than 3 spatial axes), and
-// cubic on the 5-D form (GridSample-20's text allows N-cubic; PyTorch and ONNX Runtime define
-// cubic only for 4-D, so there is no implementation to check one against).
+// align_corners in {0 (default), 1}. Refused: other ranks (1 or more than 3 spatial axes). Cubic
+// on the 5-D form follows GridSample-20's text (N-cubic) and ONNX's reference; PyTorch and ONNX
+// Runtime 1.30 run cubic only on 4-D inputs.
 //
 // AffineGrid. Inputs theta (float32, [N, 2, 3] or [N, 3, 4]) and size (int64, [4] = (N, C, H, W) or
 // [5] = (N, C, D, H, W), known at plan time); output grid (float32, [N, H, W, 2] or
@@ -93,9 +94,6 @@ Status InferGridSample(InferContext& ctx) {
   TARE_ASSIGN_OR_RETURN(std::string mode, ctx.node.GetString("mode", "bilinear"));
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic" && mode != "linear" && mode != "cubic")
     return ctx.Error("attribute 'mode' must be bilinear, nearest or bicubic, got '" + mode + "'");
-  if (nsp == 3 && (mode == "bicubic" || mode == "cubic"))
-    return ctx.Error("mode '" + mode + "' on a volumetric (5-D) input is not supported (only linear and nearest are; " +
-                     "cubic runs on 4-D inputs)");
   TARE_ASSIGN_OR_RETURN(std::string pad, ctx.node.GetString("padding_mode", "zeros"));
   if (pad != "zeros" && pad != "border" && pad != "reflection")
     return ctx.Error("attribute 'padding_mode' must be zeros, border or reflection, got '" + pad + "'");

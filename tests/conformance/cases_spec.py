@@ -557,3 +557,40 @@ case("test_opset19_deform_conv_fp16", "DeformConv",
       ("b", db.astype(np.float16)), ("mask", dmask.astype(np.float16))], opset=19,
      ref=lambda x, w, o, b, mk: deform_conv(x.astype(np.float32), w.astype(np.float32), o.astype(np.float32),
                                             b.astype(np.float32), mk.astype(np.float32)).astype(np.float16))
+# GridSample-20's text includes N-cubic ("The cubic mode also includes N-cubic interpolation modes"):
+# 4 taps per axis, Keys kernel A = -0.75, the padding applied to each tap as in the 4-D bicubic form.
+
+
+def keys_cubic(t, a=-0.75):
+    def near(d):
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample_cubic_nd(x, grid, pad="zeros", align=0):
+    x64, g64 = x.astype(np.float64), grid.astype(np.float64)
+    n, sp = x.shape[0], x.shape[2:]
+    r = len(sp)
+    out_sp = grid.shape[1:-1]
+    y = np.zeros((n, x.shape[1]) + out_sp)
+    for b in range(n):
+        for o in np.ndindex(*out_sp):
+            pos = [gs_unnormalize(g64[(b,) + o + (r - 1 - a,)], sp[a], align) for a in range(r)]
+            lo = [np.floor(p) for p in pos]
+            wts = [keys_cubic(p - l) for p, l in zip(pos, lo)]
+            for taps in np.ndindex(*([4] * r)):
+                idx = [gs_pad(l - 1 + k, s, pad, align) for l, k, s in zip(lo, taps, sp)]
+                if not all(0 <= i < s for i, s in zip(idx, sp)):
+                    continue
+                wt = np.prod([w[k] for w, k in zip(wts, taps)])
+                y[(b, slice(None)) + o] += wt * x64[(b, slice(None)) + tuple(int(i) for i in idx)]
+    return y.astype(x.dtype)
+
+
+for pad, align in (("zeros", 0), ("border", 1), ("reflection", 0)):
+    case("test_opset20_grid_sample_5d_cubic_%s_align%d" % (pad, align), "GridSample", [("x", gx5), ("grid", gg5)],
+         opset=20, attrs=dict(mode="cubic", padding_mode=pad, align_corners=align),
+         ref=lambda x, g, pad=pad, align=align: grid_sample_cubic_nd(x, g, pad, align))
