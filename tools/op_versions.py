@@ -43,7 +43,6 @@ NEWER = {
 # out of the opsets column (remove an entry once converters/onnx rewrites that form).
 NOT_COVERED = {
     ("", "Tile"): {1: "Tile-1's (input, tiles, axis) form is not rewritten to Tile-6's repeats"},
-    ("", "GridSample"): {20: "the N-D (volumetric) form is refused; 4-D runs with the -20 mode names"},
 }
 # Ops of the "tflite" domain (quantized TFLite builtins, converters/tflite) have no ONNX schema:
 # their column lists the TFLite builtin versions whose quantized forms tare maps and a test runs

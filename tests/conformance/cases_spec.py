@@ -821,3 +821,235 @@ lp_pool_case("test_opset18_lp_pool_3d", r(1, 2, 4, 4, 4), [2, 2, 2])
 lp_pool_case("test_opset18_lp_pool_fp16", r(1, 2, 5, 5, dtype=np.float16), [2, 2], p=2)
 lp_pool_case("test_opset11_lp_pool", r(1, 2, 5, 5), [2, 3], opset=11, strides=[1, 2], pads=[0, 1, 1, 0], p=2)
 lp_pool_case("test_opset2_lp_pool", r(1, 2, 4, 4), [2, 2], opset=2, p=1)
+
+
+# ---- GridSample-20 N-D, AffineGrid-20, DeformConv-19 (issue 20 item 1) -----------------------------
+# numpy references from the changelog entries GridSample-20, AffineGrid-20 and DeformConv-19 (with
+# PyTorch's conventions, which GridSample-20 names: padding applied to the sampling point for
+# linear and nearest, round half to even for nearest).
+def gs_unnormalize(g, size, align):
+    return (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+
+
+def gs_reflect(v, twice_lo, twice_hi):
+    if twice_lo == twice_hi:
+        return 0.0
+    lo, span = twice_lo / 2, (twice_hi - twice_lo) / 2
+    v = abs(v - lo)
+    flips, extra = np.floor(v / span), np.fmod(v, span)
+    return extra + lo if flips % 2 == 0 else span - extra + lo
+
+
+def gs_pad(v, size, pad, align):
+    if pad == "border":
+        return min(max(v, 0.0), size - 1.0)
+    if pad == "reflection":
+        v = gs_reflect(v, 0, 2.0 * (size - 1)) if align else gs_reflect(v, -1, 2.0 * size - 1)
+        return min(max(v, 0.0), size - 1.0)
+    return v
+
+
+def grid_sample_nd(x, grid, mode="linear", pad="zeros", align=0):
+    """N-linear or nearest GridSample of x [N, C, D1..Dr] at grid [N, O1..Or, r] (innermost axis first)."""
+    x64, g64 = x.astype(np.float64), grid.astype(np.float64)
+    n, c, sp = x.shape[0], x.shape[1], x.shape[2:]
+    r = len(sp)
+    out_sp = grid.shape[1:-1]
+    y = np.zeros((n, c) + out_sp)
+    for b in range(n):
+        for o in np.ndindex(*out_sp):
+            pos = [gs_pad(gs_unnormalize(g64[(b,) + o + (r - 1 - a,)], sp[a], align), sp[a], pad, align)
+                   for a in range(r)]  # pos[a]: pixel coordinate along spatial axis a
+            if mode == "nearest":
+                idx = [int(np.rint(p)) for p in pos]
+                if all(0 <= i < s for i, s in zip(idx, sp)):
+                    y[(b, slice(None)) + o] = x64[(b, slice(None)) + tuple(idx)]
+                continue
+            lo = [int(np.floor(p)) for p in pos]
+            for corner in np.ndindex(*([2] * r)):
+                idx = [l + k for l, k in zip(lo, corner)]
+                if not all(0 <= i < s for i, s in zip(idx, sp)):
+                    continue
+                wt = np.prod([(p - l) if k else (l + 1 - p) for p, l, k in zip(pos, lo, corner)])
+                y[(b, slice(None)) + o] += wt * x64[(b, slice(None)) + tuple(idx)]
+    return y.astype(x.dtype)
+
+
+gx5 = r(2, 2, 3, 4, 5)
+gg5 = RNG.uniform(-1.3, 1.3, (2, 2, 3, 4, 3)).astype(np.float32)
+gg5_far = RNG.uniform(-3.2, 3.2, (2, 2, 3, 4, 3)).astype(np.float32)
+for mode in ("linear", "nearest"):
+    for pad in ("zeros", "border", "reflection"):
+        for align in (0, 1):
+            g = gg5_far if pad == "reflection" else gg5
+            case("test_opset20_grid_sample_5d_%s_%s_align%d" % (mode, pad, align), "GridSample",
+                 [("x", gx5), ("grid", g)], opset=20, attrs=dict(mode=mode, padding_mode=pad, align_corners=align),
+                 ref=lambda x, g, mode=mode, pad=pad, align=align: grid_sample_nd(x, g, mode, pad, align))
+case("test_opset20_grid_sample_5d_fp16", "GridSample", [("x", gx5.astype(np.float16)), ("grid", gg5.astype(np.float16))],
+     opset=20, attrs=dict(mode="linear", padding_mode="border", align_corners=0),
+     ref=lambda x, g: grid_sample_nd(x.astype(np.float32), g.astype(np.float32), "linear", "border", 0).astype(np.float16))
+# 4-D with the -20 names and the attributes the -16 cases of the ONNX suite leave out together.
+gx4 = r(1, 2, 5, 6)
+gg4 = RNG.uniform(-1.4, 1.4, (1, 4, 3, 2)).astype(np.float32)
+case("test_opset20_grid_sample_4d_linear_reflection_align1", "GridSample", [("x", gx4), ("grid", gg4)], opset=20,
+     attrs=dict(mode="linear", padding_mode="reflection", align_corners=1),
+     ref=lambda x, g: grid_sample_nd(x, g, "linear", "reflection", 1))
+case("test_opset20_grid_sample_4d_cubic_border_align1", "GridSample", [("x", gx4), ("grid", gg4)], opset=20,
+     attrs=dict(mode="cubic", padding_mode="border", align_corners=1))
+
+
+def affine_base(size, align):
+    i = np.arange(size, dtype=np.float64)
+    if align:
+        return np.full(1, -1.0) if size == 1 else -1 + 2 * i / (size - 1)
+    return (2 * i + 1 - size) / size
+
+
+def affine_grid(theta, size, align):
+    """grid[n, (d,) h, w] = theta[n] @ (x_w, y_h, (z_d,) 1)."""
+    sp = [int(s) for s in size[2:]]
+    axes = [affine_base(s, align) for s in sp]  # outermost first
+    mesh = np.meshgrid(*axes, indexing="ij")
+    pts = np.stack([m for m in reversed(mesh)] + [np.ones(sp)], axis=-1)  # (..., x, y, (z,) 1)
+    return np.einsum("nkj,...j->n...k", theta.astype(np.float64), pts).astype(theta.dtype)
+
+
+th2 = (np.eye(2, 3) + 0.2 * r(3, 2, 3)).astype(np.float32)
+th3 = (np.eye(3, 4) + 0.2 * r(2, 3, 4)).astype(np.float32)
+for align in (0, 1):
+    case("test_opset20_affine_grid_2d_align%d" % align, "AffineGrid", [("theta", th2)], opset=20,
+         inits=[("size", i64(3, 2, 4, 5))], attrs=dict(align_corners=align),
+         ref=lambda t, align=align: affine_grid(t, (3, 2, 4, 5), align))
+    case("test_opset20_affine_grid_3d_align%d" % align, "AffineGrid", [("theta", th3)], opset=20,
+         inits=[("size", i64(2, 1, 3, 4, 5))], attrs=dict(align_corners=align),
+         ref=lambda t, align=align: affine_grid(t, (2, 1, 3, 4, 5), align))
+# theta in multiples of 1/8 and sizes 4 and 8: every product and sum is exact in float16, so ONNX
+# Runtime's float16 arithmetic and tare's float computation (rounded once) give the same values.
+case("test_opset20_affine_grid_fp16", "AffineGrid", [("theta", (np.round(th2 * 8) / 8).astype(np.float16))], opset=20,
+     inits=[("size", i64(3, 2, 4, 8))], attrs=dict(align_corners=0),
+     ref=lambda t: affine_grid(t.astype(np.float32), (3, 2, 4, 8), 0).astype(np.float16))
+# A spatial transformer: AffineGrid -> GridSample (2-D and 3-D).
+stx2 = r(3, 2, 5, 6)
+case("test_opset20_affine_grid_to_grid_sample_2d", "AffineGrid", [("theta", th2), ("x", stx2)], opset=20, out_types=[F32],
+     inits=[("size", i64(3, 2, 4, 5))],
+     nodes=[helper.make_node("AffineGrid", ["theta", "size"], ["g"], align_corners=0),
+            helper.make_node("GridSample", ["x", "g"], ["y"], mode="linear", padding_mode="zeros", align_corners=0)],
+     ref=lambda t, x: grid_sample_nd(x, affine_grid(t, (3, 2, 4, 5), 0), "linear", "zeros", 0))
+stx3 = r(2, 2, 3, 4, 4)
+case("test_opset20_affine_grid_to_grid_sample_3d", "AffineGrid", [("theta", th3), ("x", stx3)], opset=20, out_types=[F32],
+     inits=[("size", i64(2, 2, 3, 3, 4))],
+     nodes=[helper.make_node("AffineGrid", ["theta", "size"], ["g"], align_corners=1),
+            helper.make_node("GridSample", ["x", "g"], ["y"], mode="linear", padding_mode="border", align_corners=1)],
+     ref=lambda t, x: grid_sample_nd(x, affine_grid(t, (2, 2, 3, 3, 4), 1), "linear", "border", 1))
+
+
+def bilinear_zero(img, ph, pw):
+    h, w = img.shape
+    h0, w0 = int(np.floor(ph)), int(np.floor(pw))
+    v = 0.0
+    for hh, wh in ((h0, h0 + 1 - ph), (h0 + 1, ph - h0)):
+        for ww, wv in ((w0, w0 + 1 - pw), (w0 + 1, pw - w0)):
+            if 0 <= hh < h and 0 <= ww < w:
+                v += wh * wv * img[hh, ww]
+    return v
+
+
+def deform_conv(x, w, off, b=None, mask=None, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1), group=1, og=1):
+    """DeformConv-19 in double: bilinear samples (zero outside) at the offset kernel taps."""
+    x64, w64, off64 = x.astype(np.float64), w.astype(np.float64), off.astype(np.float64)
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    oh = (h + pads[0] + pads[2] - ((kh - 1) * dil[0] + 1)) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - ((kw - 1) * dil[1] + 1)) // strides[1] + 1
+    off64 = off64.reshape(n, og, kh, kw, 2, oh, ow)
+    mk = np.ones((n, og, kh, kw, oh, ow)) if mask is None else mask.astype(np.float64).reshape(n, og, kh, kw, oh, ow)
+    cols = np.zeros((n, c, kh, kw, oh, ow))
+    for bi, ci, i, j, p, q in np.ndindex(n, c, kh, kw, oh, ow):
+        g = ci // (c // og)
+        ph = p * strides[0] - pads[0] + i * dil[0] + off64[bi, g, i, j, 0, p, q]
+        pw = q * strides[1] - pads[1] + j * dil[1] + off64[bi, g, i, j, 1, p, q]
+        cols[bi, ci, i, j, p, q] = bilinear_zero(x64[bi, ci], ph, pw) * mk[bi, g, i, j, p, q]
+    y = np.zeros((n, m, oh, ow))
+    mg = m // group
+    for mi in range(m):
+        gi = mi // mg
+        y[:, mi] = np.einsum("nckl...,ckl->n...", cols[:, gi * cg:(gi + 1) * cg], w64[mi])
+    if b is not None:
+        y += b.astype(np.float64)[None, :, None, None]
+    return y.astype(x.dtype)
+
+
+dx = r(1, 4, 5, 6)
+dw = r(3, 4, 3, 3, scale=0.5)
+db = r(3)
+zero_off = np.zeros((1, 18, 3, 4), np.float32)
+case("test_opset19_deform_conv_zero_offset", "DeformConv", [("x", dx), ("w", dw), ("offset", zero_off)], opset=19,
+     attrs=dict(kernel_shape=[3, 3]), ref=lambda x, w, o: conv2d(x, w, np.zeros(3), 0).astype(np.float32))
+doff = r(1, 18, 3, 4, scale=1.5)
+case("test_opset19_deform_conv_offsets", "DeformConv", [("x", dx), ("w", dw), ("offset", doff)], opset=19,
+     ref=lambda x, w, o: deform_conv(x, w, o))
+dmask = RNG.uniform(0, 1, (1, 9, 3, 4)).astype(np.float32)
+case("test_opset19_deform_conv_mask", "DeformConv", [("x", dx), ("w", dw), ("offset", doff), ("mask", dmask)],
+     opset=19, nodes=[helper.make_node("DeformConv", ["x", "w", "offset", "", "mask"], ["y"])],
+     ref=lambda x, w, o, mk: deform_conv(x, w, o, mask=mk))
+case("test_opset19_deform_conv_bias", "DeformConv", [("x", dx), ("w", dw), ("offset", doff), ("b", db)], opset=19,
+     ref=lambda x, w, o, b: deform_conv(x, w, o, b))
+case("test_opset19_deform_conv_bias_mask", "DeformConv",
+     [("x", dx), ("w", dw), ("offset", doff), ("b", db), ("mask", dmask)], opset=19,
+     ref=lambda x, w, o, b, mk: deform_conv(x, w, o, b, mk))
+dw_g2 = r(4, 2, 3, 3, scale=0.5)
+case("test_opset19_deform_conv_group2", "DeformConv", [("x", dx), ("w", dw_g2), ("offset", doff)], opset=19,
+     attrs=dict(group=2), ref=lambda x, w, o: deform_conv(x, w, o, group=2))
+doff2 = r(1, 36, 3, 4, scale=1.5)
+dmask2 = RNG.uniform(0, 1, (1, 18, 3, 4)).astype(np.float32)
+case("test_opset19_deform_conv_offset_group2", "DeformConv", [("x", dx), ("w", dw), ("offset", doff2), ("b", db),
+                                                              ("mask", dmask2)], opset=19,
+     attrs=dict(offset_group=2), ref=lambda x, w, o, b, mk: deform_conv(x, w, o, b, mk, og=2))
+dx2 = r(2, 4, 7, 8)
+dw2 = r(4, 2, 2, 3, scale=0.5)
+doff3 = r(2, 2 * 6 * 2, 4, 3, scale=1.0)
+case("test_opset19_deform_conv_strides_pads_dilations", "DeformConv", [("x", dx2), ("w", dw2), ("offset", doff3)],
+     opset=19, attrs=dict(strides=[2, 3], pads=[1, 2, 2, 0], dilations=[2, 1], group=2, offset_group=2),
+     ref=lambda x, w, o: deform_conv(x, w, o, strides=(2, 3), pads=(1, 2, 2, 0), dil=(2, 1), group=2, og=2))
+case("test_opset19_deform_conv_fp16", "DeformConv",
+     [("x", dx.astype(np.float16)), ("w", dw.astype(np.float16)), ("offset", doff.astype(np.float16)),
+      ("b", db.astype(np.float16)), ("mask", dmask.astype(np.float16))], opset=19,
+     ref=lambda x, w, o, b, mk: deform_conv(x.astype(np.float32), w.astype(np.float32), o.astype(np.float32),
+                                            b.astype(np.float32), mk.astype(np.float32)).astype(np.float16))
+# GridSample-20's text includes N-cubic ("The cubic mode also includes N-cubic interpolation modes"):
+# 4 taps per axis, Keys kernel A = -0.75, the padding applied to each tap as in the 4-D bicubic form.
+
+
+def keys_cubic(t, a=-0.75):
+    def near(d):
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample_cubic_nd(x, grid, pad="zeros", align=0):
+    x64, g64 = x.astype(np.float64), grid.astype(np.float64)
+    n, sp = x.shape[0], x.shape[2:]
+    r = len(sp)
+    out_sp = grid.shape[1:-1]
+    y = np.zeros((n, x.shape[1]) + out_sp)
+    for b in range(n):
+        for o in np.ndindex(*out_sp):
+            pos = [gs_unnormalize(g64[(b,) + o + (r - 1 - a,)], sp[a], align) for a in range(r)]
+            lo = [np.floor(p) for p in pos]
+            wts = [keys_cubic(p - l) for p, l in zip(pos, lo)]
+            for taps in np.ndindex(*([4] * r)):
+                idx = [gs_pad(l - 1 + k, s, pad, align) for l, k, s in zip(lo, taps, sp)]
+                if not all(0 <= i < s for i, s in zip(idx, sp)):
+                    continue
+                wt = np.prod([w[k] for w, k in zip(wts, taps)])
+                y[(b, slice(None)) + o] += wt * x64[(b, slice(None)) + tuple(int(i) for i in idx)]
+    return y.astype(x.dtype)
+
+
+for pad, align in (("zeros", 0), ("border", 1), ("reflection", 0)):
+    case("test_opset20_grid_sample_5d_cubic_%s_align%d" % (pad, align), "GridSample", [("x", gx5), ("grid", gg5)],
+         opset=20, attrs=dict(mode="cubic", padding_mode=pad, align_corners=align),
+         ref=lambda x, g, pad=pad, align=align: grid_sample_cubic_nd(x, g, pad, align))
