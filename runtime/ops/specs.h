@@ -23,6 +23,17 @@ constexpr ErrorBudget kBudgetNorm{8, 2, "<= (2K + 8) eps |y|  (K = normalized ex
 /// Recurrent cells over T steps with gate dots of length K = input + hidden size:
 /// per-step gamma_K plus tanh/sigmoid rounding, amplified at most linearly in T (contractive cells).
 constexpr ErrorBudget kBudgetRnn{16, 1, "<= T (K + 16) eps per step  (K = input+hidden size)"};
+/// Attention (Attention-23): scores s_j = scale q.k_j (dots of length D = head size), a softmax
+/// over the L keys, then y = sum_j p_j v_j. With A_j = scale sum_d |q_d k_jd|, a score (after the
+/// sqrt(scale) roundings of q and k, the softcap and the mask addition, each rounded once) is off
+/// by <= (D + 4) eps (A_j + |z_j|) <= (D + 4) eps M, M = max_j (A_j + |z_j|) over keys with p_j > 0;
+/// the softmax turns score errors d_j into relative errors <= 2 max_j d_j of p and adds its own
+/// (L + 8) eps; the final dot adds gamma_L sum_j p_j |v_j|. In all:
+/// |y - y64| <= ((2L + 10) + 2 (D + 4) M) eps sum_j p_j |v_j| <= (2K + 16)(1 + M) eps sum_j p_j |v_j|
+/// with K = max(D, L). Fully masked rows are exactly 0. (present_key/present_value: exact copies.)
+constexpr ErrorBudget kBudgetAttention{16, 2,
+                                       "<= (2K + 16)(1 + M) eps sum_j p_j |v_j|  (K = max(head size, keys), M = max "
+                                       "score magnitude, see specs.h)"};
 /// Interpolation: coordinates in double on every backend; each weight rounded to T once and the
 /// weighted sum accumulated per axis (cubic: 4 terms, sum|w| <= 1.3 per axis): <= 32 eps max|x|.
 constexpr ErrorBudget kBudgetResize{32, 0, "<= 32 eps max|x| (weights rounded once)"};

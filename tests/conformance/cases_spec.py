@@ -1053,3 +1053,195 @@ for pad, align in (("zeros", 0), ("border", 1), ("reflection", 0)):
     case("test_opset20_grid_sample_5d_cubic_%s_align%d" % (pad, align), "GridSample", [("x", gx5), ("grid", gg5)],
          opset=20, attrs=dict(mode="cubic", padding_mode=pad, align_corners=align),
          ref=lambda x, g, pad=pad, align=align: grid_sample_cubic_nd(x, g, pad, align))
+
+
+# ---- RotaryEmbedding-23 and Attention-23 (issue 20 item 1) ------------------------------------------
+# numpy references written from the RotaryEmbedding-23 and Attention-23 text of ONNX's changelog, in
+# float64 and rounded once to the case's type.
+def rotary_ref(x, cos, sin, pos=None, interleaved=0, rot_dim=0, num_heads=0):
+    """RotaryEmbedding-23: X (B, H, S, D) or (B, S, H*D); caches (B, S, R/2), or (P, R/2) read at pos."""
+    dt = x.dtype
+    x = x.astype(np.float64)
+    if x.ndim == 4:
+        xs = x.transpose(0, 2, 1, 3)  # (B, S, H, D)
+    else:
+        xs = x.reshape(x.shape[0], x.shape[1], num_heads, x.shape[2] // num_heads)
+    rd = rot_dim or xs.shape[3]
+    c, s = cos.astype(np.float64), sin.astype(np.float64)
+    if pos is not None:
+        c, s = c[pos], s[pos]  # (B, S, R/2)
+    c, s = c[:, :, None, :], s[:, :, None, :]
+    first = np.arange(0, rd, 2) if interleaved else np.arange(rd // 2)
+    second = first + 1 if interleaved else first + rd // 2
+    out = xs.copy()
+    a, b = xs[..., first], xs[..., second]
+    out[..., first] = c * a - s * b
+    out[..., second] = s * a + c * b
+    out = out.transpose(0, 2, 1, 3) if x.ndim == 4 else out.reshape(x.shape)
+    return out.astype(dt)
+
+
+def rotary_caches(rows, cols, lead=()):
+    ang = r(*(lead + (rows, cols)))
+    return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+
+rx4 = r(2, 3, 4, 8)
+rc, rs = rotary_caches(4, 4, (2,))
+case("test_opset23_rotary_embedding_4d", "RotaryEmbedding", [("x", rx4), ("cos", rc), ("sin", rs)], opset=23,
+     ref=lambda x, c, s: rotary_ref(x, c, s))
+rpc, rps = rotary_caches(10, 4)
+rpos = RNG.integers(0, 10, size=(2, 4)).astype(np.int64)
+case("test_opset23_rotary_embedding_4d_interleaved_pos", "RotaryEmbedding",
+     [("x", rx4), ("cos", rpc), ("sin", rps), ("pos", rpos)], opset=23, attrs=dict(interleaved=1),
+     ref=lambda x, c, s, p: rotary_ref(x, c, s, p, interleaved=1))
+case("test_opset23_rotary_embedding_4d_pos", "RotaryEmbedding",
+     [("x", rx4), ("cos", rpc), ("sin", rps), ("pos", rpos)], opset=23,
+     ref=lambda x, c, s, p: rotary_ref(x, c, s, p))
+rx3 = r(2, 4, 3 * 8)
+case("test_opset23_rotary_embedding_3d_pos", "RotaryEmbedding",
+     [("x", rx3), ("cos", rpc), ("sin", rps), ("pos", rpos)], opset=23, attrs=dict(num_heads=3),
+     ref=lambda x, c, s, p: rotary_ref(x, c, s, p, num_heads=3))
+case("test_opset23_rotary_embedding_3d_interleaved", "RotaryEmbedding", [("x", rx3), ("cos", rc), ("sin", rs)],
+     opset=23, attrs=dict(num_heads=3, interleaved=1),
+     ref=lambda x, c, s: rotary_ref(x, c, s, interleaved=1, num_heads=3))
+# Partial rotation: the first rotary_embedding_dim = 4 of each head's 8 values rotate, the rest pass.
+rqc, rqs = rotary_caches(10, 2)
+case("test_opset23_rotary_embedding_partial_pos", "RotaryEmbedding",
+     [("x", rx4), ("cos", rqc), ("sin", rqs), ("pos", rpos)], opset=23, attrs=dict(rotary_embedding_dim=4),
+     ref=lambda x, c, s, p: rotary_ref(x, c, s, p, rot_dim=4))
+rqc3, rqs3 = rotary_caches(4, 2, (2,))
+case("test_opset23_rotary_embedding_partial_3d_interleaved", "RotaryEmbedding",
+     [("x", rx3), ("cos", rqc3), ("sin", rqs3)], opset=23, attrs=dict(rotary_embedding_dim=4, num_heads=3, interleaved=1),
+     ref=lambda x, c, s: rotary_ref(x, c, s, interleaved=1, rot_dim=4, num_heads=3))
+case("test_opset23_rotary_embedding_fp16", "RotaryEmbedding",
+     [("x", rx4.astype(np.float16)), ("cos", rpc.astype(np.float16)), ("sin", rps.astype(np.float16)), ("pos", rpos)],
+     opset=23, ref=lambda x, c, s, p: rotary_ref(x, c, s, p))
+
+
+def attention_ref(q, k, v, mask=None, past_k=None, past_v=None, causal=0, q_heads=0, kv_heads=0, scale=None,
+                  softcap=0.0, qk_mode=None, present=False):
+    """Attention-23 in float64: returns (Y[, present_key, present_value][, qk_matmul_output])."""
+    dt = q.dtype
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    three_d = q.ndim == 3
+
+    def heads(a, h):
+        return a.reshape(a.shape[0], a.shape[1], h, a.shape[2] // h).transpose(0, 2, 1, 3)
+
+    if three_d:
+        q, k, v = heads(q, q_heads), heads(k, kv_heads), heads(v, kv_heads)
+    past = 0
+    if past_k is not None:
+        past = past_k.shape[2]
+        k = np.concatenate([past_k.astype(np.float64), k], axis=2)
+        v = np.concatenate([past_v.astype(np.float64), v], axis=2)
+    b, hq, sq, d = q.shape
+    total = k.shape[2]
+    rep = hq // k.shape[1]
+    kr, vr = np.repeat(k, rep, axis=1), np.repeat(v, rep, axis=1)  # query head h reads kv head h // rep
+    s = 1 / np.sqrt(d) if scale is None else scale
+    qk = (q @ kr.transpose(0, 1, 3, 2)) * s
+    capped = softcap * np.tanh(qk / softcap) if softcap > 0 else qk
+    bias = np.zeros((sq, total))
+    if causal:  # query i sees key j iff j <= i + past_sequence_length
+        bias = np.where(np.arange(total)[None, :] <= np.arange(sq)[:, None] + past, 0.0, -np.inf)
+    if mask is not None:
+        bias = bias + (np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask.astype(np.float64))
+    bias = np.broadcast_to(bias, (b, hq, sq, total))
+    z = capped + bias
+    dead = np.all(np.isneginf(bias), axis=-1, keepdims=True)  # a fully masked row gives zeros
+    zm = np.where(dead, 0.0, z)
+    e = np.exp(zm - zm.max(axis=-1, keepdims=True))
+    p = np.where(dead, 0.0, e / e.sum(axis=-1, keepdims=True))
+    y = p @ vr
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(b, sq, -1)
+    out = [y.astype(dt)]
+    if present:
+        out += [k.astype(dt), v.astype(dt)]
+    if qk_mode is not None:
+        out.append([qk, capped, z, p][qk_mode].astype(dt))
+    return out[0] if len(out) == 1 else out
+
+
+def attn_node(ins, outs, **attrs):
+    return [helper.make_node("Attention", ins, outs, **attrs)]
+
+
+aq, ak, av = r(2, 3, 4, 8), r(2, 3, 6, 8), r(2, 3, 6, 5)
+case("test_opset23_attention_4d", "Attention", [("q", aq), ("k", ak), ("v", av)], opset=23,
+     ref=lambda q, k, v: attention_ref(q, k, v))
+case("test_opset23_attention_4d_scale", "Attention", [("q", aq), ("k", ak), ("v", av)], opset=23,
+     attrs=dict(scale=0.2), ref=lambda q, k, v: attention_ref(q, k, v, scale=0.2))
+a3q, a3k, a3v = r(2, 4, 3 * 8), r(2, 6, 3 * 8), r(2, 6, 3 * 5)
+case("test_opset23_attention_3d_heads", "Attention", [("q", a3q), ("k", a3k), ("v", a3v)], opset=23,
+     attrs=dict(q_num_heads=3, kv_num_heads=3), ref=lambda q, k, v: attention_ref(q, k, v, q_heads=3, kv_heads=3))
+asq = r(2, 3, 6, 8)
+case("test_opset23_attention_causal", "Attention", [("q", asq), ("k", ak), ("v", av)], opset=23,
+     attrs=dict(is_causal=1), ref=lambda q, k, v: attention_ref(q, k, v, causal=1))
+# S_q = 4 < S_kv = 6 without a cache: past_sequence_length is 0, so query i sees keys 0..i.
+case("test_opset23_attention_causal_cross", "Attention", [("q", aq), ("k", ak), ("v", av)], opset=23,
+     attrs=dict(is_causal=1), ref=lambda q, k, v: attention_ref(q, k, v, causal=1))
+# KV cache: 5 cached keys, 2 new ones, 2 queries; query i sees keys 0..i+5; present = past ++ new.
+apk, apv = r(2, 3, 5, 8), r(2, 3, 5, 5)
+acq, ack, acv = r(2, 3, 2, 8), r(2, 3, 2, 8), r(2, 3, 2, 5)
+case("test_opset23_attention_causal_past", "Attention",
+     [("q", acq), ("k", ack), ("v", acv), ("past_k", apk), ("past_v", apv)], opset=23,
+     outputs=["y", "present_k", "present_v"],
+     nodes=attn_node(["q", "k", "v", "", "past_k", "past_v"], ["y", "present_k", "present_v"], is_causal=1),
+     ref=lambda q, k, v, pk, pv: attention_ref(q, k, v, None, pk, pv, causal=1, present=True))
+# Boolean mask (S_q, total) broadcast over batch and heads; query row 2 sees no key: a zero row.
+abm = RNG.random((4, 6)) < 0.7
+abm[:, 0] = True
+abm[2, :] = False
+case("test_opset23_attention_bool_mask", "Attention", [("q", aq), ("k", ak), ("v", av), ("m", abm)], opset=23,
+     ref=lambda q, k, v, m: attention_ref(q, k, v, m))
+afm = r(2, 1, 4, 6)
+afm[1, 0, 3, 2] = -np.inf
+case("test_opset23_attention_float_mask", "Attention", [("q", aq), ("k", ak), ("v", av), ("m", afm)], opset=23,
+     ref=lambda q, k, v, m: attention_ref(q, k, v, m))
+# Causal and a boolean mask together: the allowed sets intersect.
+acm = RNG.random((2, 1, 6, 6)) < 0.6
+acm[..., 0] = True
+case("test_opset23_attention_causal_bool_mask", "Attention", [("q", asq), ("k", ak), ("v", av), ("m", acm)],
+     opset=23, attrs=dict(is_causal=1), ref=lambda q, k, v, m: attention_ref(q, k, v, m, causal=1))
+# Group-query attention: 4 query heads share 2 kv heads (query head h reads kv head h // 2).
+agq, agk, agv = r(2, 4, 3, 8), r(2, 2, 5, 8), r(2, 2, 5, 8)
+case("test_opset23_attention_gqa", "Attention", [("q", agq), ("k", agk), ("v", agv)], opset=23,
+     ref=lambda q, k, v: attention_ref(q, k, v))
+ag3q, ag3k, ag3v = r(1, 3, 4 * 6), r(1, 5, 2 * 6), r(1, 5, 2 * 4)
+case("test_opset23_attention_gqa_3d_causal", "Attention", [("q", ag3q), ("k", ag3k), ("v", ag3v)], opset=23,
+     attrs=dict(q_num_heads=4, kv_num_heads=2, is_causal=1),
+     ref=lambda q, k, v: attention_ref(q, k, v, q_heads=4, kv_heads=2, causal=1))
+case("test_opset23_attention_softcap", "Attention", [("q", aq * 3), ("k", ak), ("v", av)], opset=23,
+     attrs=dict(softcap=2.5), ref=lambda q, k, v: attention_ref(q, k, v, softcap=2.5))
+# Past and present without causal, with a float mask over the total length (5 + 2 keys).
+apm = r(1, 3, 2, 7)
+case("test_opset23_attention_past_present_mask", "Attention",
+     [("q", acq), ("k", ack), ("v", acv), ("m", apm), ("past_k", apk), ("past_v", apv)], opset=23,
+     outputs=["y", "present_k", "present_v"],
+     ref=lambda q, k, v, m, pk, pv: attention_ref(q, k, v, m, pk, pv, present=True))
+# qk_matmul_output, modes 0..3 (softcap and a float mask, so that each mode differs).
+for mode in range(4):
+    attrs = dict(softcap=3.0, qk_matmul_output_mode=mode) if mode else dict(softcap=3.0)
+    case("test_opset23_attention_qk_matmul_output_mode%d" % mode, "Attention",
+         [("q", aq), ("k", ak), ("v", av), ("m", afm)], opset=23, outputs=["y", "qk"],
+         nodes=attn_node(["q", "k", "v", "m"], ["y", "", "", "qk"], **attrs),
+         ref=lambda q, k, v, m, mode=mode: attention_ref(q, k, v, m, softcap=3.0, qk_mode=mode))
+# Mode 3 with the fully masked boolean row: its probabilities are a zero row too.
+case("test_opset23_attention_qk_matmul_output_mode3_bool_mask", "Attention",
+     [("q", aq), ("k", ak), ("v", av), ("m", abm)], opset=23, outputs=["y", "qk"],
+     nodes=attn_node(["q", "k", "v", "m"], ["y", "", "", "qk"], qk_matmul_output_mode=3),
+     ref=lambda q, k, v, m: attention_ref(q, k, v, m, qk_mode=3))
+# float16: tare computes the op in float from the widened inputs and rounds Y once (narrow_float.h);
+# ONNX Runtime's CPU kernel rounds the scores and probabilities to float16 on the way (up to 8 ULP
+# apart on these data, more near zero), so the numpy reference (float64, rounded once) gives the
+# expected outputs and ONNX Runtime's differences are listed in cases/ort_differences.txt.
+case("test_opset23_attention_fp16", "Attention",
+     [("q", asq.astype(np.float16)), ("k", ak.astype(np.float16)), ("v", av.astype(np.float16))], opset=23,
+     attrs=dict(is_causal=1), ref=lambda q, k, v: attention_ref(q, k, v, causal=1), expect="spec")
+case("test_opset23_attention_fp16_softmax_precision", "Attention",
+     [("q", agq.astype(np.float16)), ("k", agk.astype(np.float16)), ("v", agv.astype(np.float16)),
+      ("m", afm[:1, :, :3, :5].astype(np.float16))], opset=23,
+     attrs=dict(softmax_precision=TensorProto.FLOAT), ref=lambda q, k, v, m: attention_ref(q, k, v, m), expect="spec")
