@@ -1020,7 +1020,7 @@ case("test_opset19_deform_conv_fp16", "DeformConv",
 # 4 taps per axis, Keys kernel A = -0.75, the padding applied to each tap as in the 4-D bicubic form.
 
 
-def keys_cubic(t, a=-0.75):
+def keys_cubic_taps(t, a=-0.75):
     def near(d):
         return ((a + 2) * d - (a + 3)) * d * d + 1
 
@@ -1039,7 +1039,7 @@ def grid_sample_cubic_nd(x, grid, pad="zeros", align=0):
         for o in np.ndindex(*out_sp):
             pos = [gs_unnormalize(g64[(b,) + o + (r - 1 - a,)], sp[a], align) for a in range(r)]
             lo = [np.floor(p) for p in pos]
-            wts = [keys_cubic(p - l) for p, l in zip(pos, lo)]
+            wts = [keys_cubic_taps(p - l) for p, l in zip(pos, lo)]
             for taps in np.ndindex(*([4] * r)):
                 idx = [gs_pad(l - 1 + k, s, pad, align) for l, k, s in zip(lo, taps, sp)]
                 if not all(0 <= i < s for i, s in zip(idx, sp)):
