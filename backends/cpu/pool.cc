@@ -82,8 +82,13 @@ struct PoolGeom {
 /// 64 channels at a time are reduced in registers (four AVX-512 vectors, eight AVX2 ones) and y is
 /// written once. The tap loop is kept rolled: GCC 12 otherwise unrolls it by two into a scalar,
 /// branching loop.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TARE_NO_UNROLL_AND_JAM __attribute__((optimize("no-loop-unroll-and-jam")))
+#else
+#define TARE_NO_UNROLL_AND_JAM
+#endif
 template <bool kMax>
-__attribute__((optimize("no-loop-unroll-and-jam"))) TARE_CPU_CLONES void ReduceTaps(float* __restrict y, const float* const* taps, size_t nt, size_t C) {
+TARE_NO_UNROLL_AND_JAM TARE_CPU_CLONES void ReduceTaps(float* __restrict y, const float* const* taps, size_t nt, size_t C) {
   constexpr size_t kBlock = 64;
   size_t ch = 0;
   for (; ch + kBlock <= C; ch += kBlock) {
