@@ -174,3 +174,29 @@ TEST_CASE("Cast float <-> bfloat16 (truncation of the float32 bits)") {
   Check(CastTo(DType::kInt32), {Make(DType::kBFloat16, {2}, {-2.5, 7.5})}, {{{2}, {-2, 7}, DType::kInt32}});
   Check(NodeOf("CastLike"), {F32({1}, {0.1}), Make(DType::kBFloat16, {1}, {0})}, {{{1}, {0.099609375}, DType::kBFloat16}});
 }
+
+TEST_CASE("Cast to float8 rounds to nearest even and saturates as Cast-19's table") {
+  // E4M3FN: largest 448 = 1.75 * 2^8; 464 is the tie between 448 and 480 (mantissa 110 even: 448);
+  // 465 rounds to 480, past 448; smallest subnormal 2^-9; 2^-10 ties 0 and 2^-9 (to 0, the even
+  // code); 3 * 2^-10 ties 2^-9 (code 1) and 2^-8 (code 2): 2^-8.
+  const double s = std::ldexp(1.0, -9);
+  Check(CastTo(DType::kFloat8E4M3FN), {F32({9}, {448, 464, 465, 1e9, -kInf, kNaN, s, s / 2, 1.5 * s})},
+        {{{9}, {448, 448, 448, 448, -448, kNaN, s, 0, 2 * s}, DType::kFloat8E4M3FN}});
+  // Without saturate an overflow and inf are NaN (E4M3FN has no inf) ...
+  Check(CastTo(DType::kFloat8E4M3FN).Attr("saturate", int64_t(0)), {F32({3}, {465, kInf, 448})},
+        {{{3}, {kNaN, kNaN, 448}, DType::kFloat8E4M3FN}});
+  // ... and +-inf for E5M2 (largest 57344 = 1.75 * 2^15; 61440 ties 57344 and 65536: odd mantissa 11,
+  // so it rounds up, past the largest value).
+  Check(CastTo(DType::kFloat8E5M2).Attr("saturate", int64_t(0)), {F32({4}, {61440, 1e6, -kInf, 57344})},
+        {{{4}, {kInf, kInf, -kInf, 57344}, DType::kFloat8E5M2}});
+  // E4M3FNUZ: largest 240 = 1.875 * 2^7, bias 8 (smallest subnormal 2^-10).
+  Check(CastTo(DType::kFloat8E4M3FNUZ), {F32({4}, {240, 250, kNaN, std::ldexp(1.0, -10)})},
+        {{{4}, {240, 240, kNaN, std::ldexp(1.0, -10)}, DType::kFloat8E4M3FNUZ}});
+}
+
+TEST_CASE("Cast to int4 / uint4: integers keep the low four bits, floats truncate and saturate") {
+  Check(CastTo(DType::kInt4), {I64({4}, {9, -9, 7, 16})}, {{{4}, {-7, 7, 7, 0}, DType::kInt4}});
+  Check(CastTo(DType::kUInt4), {I64({3}, {17, -1, 15})}, {{{3}, {1, 15, 15}, DType::kUInt4}});
+  Check(CastTo(DType::kInt4), {F32({4}, {-7.9, 8.5, -20, 2.5})}, {{{4}, {-7, 7, -8, 2}, DType::kInt4}});
+  CheckFails(CastTo(DType::kFloat8E5M2).Attr("saturate", int64_t(2)), {F32({1}, {1})}, "'saturate' must be 0 or 1");
+}

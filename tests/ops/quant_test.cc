@@ -156,9 +156,20 @@ TEST_CASE("quantization ops reject malformed nodes") {
   CheckFails(NodeOf("QuantizeLinear"), {F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({2}, {1, 2})}, "scale must have");
   CheckFails(NodeOf("QuantizeLinear"), {F32({}, {1}), F32({2}, {1, 2})}, "out of range");
   CheckFails(NodeOf("QuantizeLinear").Attr("axis", 2), {F32({2, 2}, {1, 2, 3, 4}), F32({2}, {1, 2})}, "out of range");
-  CheckFails(NodeOf("QuantizeLinear"), {Q(kI8, {1}, {1}), F32({}, {1})}, "float32 or int32");
-  CheckFails(NodeOf("QuantizeLinear"), {F32({2}, {1, 2}), F32({}, {1}), Q(kI32, {}, {0})}, "uint8 or int8");
+  CheckFails(NodeOf("QuantizeLinear"), {Q(kI8, {1}, {1}), F32({}, {1})}, "float16, bfloat16) or int32");
+  CheckFails(NodeOf("QuantizeLinear"), {F32({2}, {1, 2}), F32({}, {1}), Q(kI32, {}, {0})},
+             "y_zero_point must be a quantized type, got int32");
   CheckFails(NodeOf("DequantizeLinear"), {Q(kU8, {1}, {1}), F32({}, {1}), Q(kI8, {}, {0})}, "must be uint8");
+  // Opset 21: blocked scales must match x's shape with ceil(D / block_size) along the axis;
+  // output_dtype must agree with the zero point's type.
+  CheckFails(NodeOf("QuantizeLinear").Attr("axis", 0).Attr("block_size", 4), {F32({6}, {1, 2, 3, 4, 5, 6}), F32({3}, {1, 1, 1})},
+             "scale must have shape [2], got [3]");
+  CheckFails(NodeOf("QuantizeLinear").Attr("output_dtype", int64_t(3)), {F32({2}, {1, 2}), F32({}, {1}), Q(kU8, {}, {0})},
+             "differs from y_zero_point's type uint8");
+  CheckFails(NodeOf("QuantizeLinear").Attr("block_size", int64_t(-1)), {F32({2}, {1, 2}), F32({}, {1})},
+             "'block_size' must be >= 0");
+  CheckFails(NodeOf("DequantizeLinear").Attr("output_dtype", int64_t(7)), {Q(kU8, {1}, {1}), F32({}, {1})},
+             "must be float32, float16 or bfloat16");
   CheckFails(NodeOf("DynamicQuantizeLinear", 3), {Q(kU8, {1}, {1})}, "float32");
   CheckFails(NodeOf("ConvInteger").Attr("group", 2), {Q(kU8, {1, 3, 2, 2}, std::vector<double>(12, 1)),
                                                       Q(kU8, {1, 1, 1, 1}, {1})}, "group");
