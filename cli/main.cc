@@ -134,6 +134,23 @@ using namespace tare_cli;
 
 namespace {
 
+/// Whether `run` may write `path`: not when it is a symbolic link (the write would land outside the
+/// output folder), something other than a regular file, or one of the files the run was given
+/// (`given`: the model and the --input arguments). An earlier output of the same name is replaced.
+Status CheckReplaceable(const std::string& path, const std::vector<std::string>& given) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(st)) return Status::Ok();
+  if (fs::is_symlink(st)) return Status::Error("'" + path + "' is a symbolic link: tare run does not write through it");
+  if (!fs::is_regular_file(st)) return Status::Error("'" + path + "' exists and is not a regular file");
+  for (const std::string& g : given) {
+    std::error_code e2;
+    if (fs::exists(g, e2) && fs::equivalent(path, g, e2))
+      return Status::Error("'" + path + "' is a file this run was given (" + g + "): it is not overwritten");
+  }
+  return Status::Ok();
+}
+
 int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
            int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain,
            const std::string& trace_dir) {
@@ -210,6 +227,19 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
     if (!fresh)
       return Fail("outputs '" + it->second + "' and '" + o.name + "' would both be written to " + it->first + ".npy");
   }
+  // Before anything is written: every output can be written, and no file the run was given (the
+  // model, an input) nor anything outside the folders (through a symbolic link) is replaced.
+  std::vector<std::string> given = {model_path};
+  for (const std::string& a : input_args) {
+    given.push_back(a);
+    if (a.find('=') != std::string::npos) given.push_back(a.substr(a.find('=') + 1));
+  }
+  for (const NamedTensor& o : outputs) {
+    if (o.tensor.dtype == DType::kString)
+      return Fail("output '" + o.name + "' is a string tensor, which .npy cannot hold; nothing was written");
+    Status ok = CheckReplaceable((fs::path(out_dir) / (SafeName(o.name) + ".npy")).string(), given);
+    if (!ok.ok()) return Fail(ok.message() + "; nothing was written");
+  }
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) return Fail("cannot create output directory '" + out_dir + "': " + ec.message());
@@ -228,11 +258,13 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
     for (const TraceEntry& t : session.Trace()) {
       auto [it, fresh] = tfiles.emplace(SafeName(t.value), t.value);
       if (!fresh) return Fail("traced tensors '" + it->second + "' and '" + t.value + "' would both be written to " + it->first + ".npy");
-      if (!t.tensor.is_tensor() || t.tensor.dtype == DType::kString || t.tensor.dtype == DType::kBFloat16) {
+      if (!t.tensor.is_tensor() || t.tensor.dtype == DType::kString) {
         std::printf("trace %s (%s %s): %s, not written\n", t.value.c_str(), t.node.c_str(), t.op.c_str(), TypeStr(t.tensor).c_str());
         continue;
       }
       std::string path = (fs::path(trace_dir) / (SafeName(t.value) + ".npy")).string();
+      Status ok = CheckReplaceable(path, given);
+      if (!ok.ok()) return Fail(ok.message());
       Status w = WriteNpy(path, t.tensor);
       if (!w.ok()) return Fail(w.message());
     }
@@ -380,10 +412,12 @@ int main(int argc, char** argv) {
   bool explain = false;
   auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
   run->add_option("model", run_model, ".tare file or any convertible model")->required();
-  run->add_option("--backend", backend, "ref64 | ref | cpu | onednn, as built (comma-separated priority list; default ref)");
+  run->add_option("--backend", backend, "ref64 | ref | cpu | onednn | vulkan, as built (comma-separated priority list; default ref)");
   run->add_option("--threads", threads, "threads (ref backends are single-threaded)")->check(CLI::Range(1, 1024));
   run->add_option("--input", input_args, "[NAME=]FILE (.npy or ONNX TensorProto .pb), repeatable");
-  run->add_option("--output-dir", out_dir, "directory for <output name>.npy")->required();
+  run->add_option("--output-dir", out_dir,
+                  "directory for <output name>.npy (earlier outputs of the same name are replaced; the model, "
+                  "the inputs and symbolic links never are)")->required();
   run->add_option("--from", from, "source format when MODEL is not .tare");
   run->add_flag("--explain", explain, "print which backend ran each node (and how, where the backend says: oneDNN's implementation)");
   run->add_option("--trace-dir", trace_dir, "also write every node's output as DIR/<tensor name>.npy");
@@ -413,7 +447,7 @@ int main(int argc, char** argv) {
   std::string bench_backend = "ref";
   auto* bench = app.add_subcommand("bench", "time a model: load, first run, latency percentiles, memory, FLOPs");
   bench->add_option("model", bench_args.model, ".tare, .onnx or .tflite file")->required();
-  bench->add_option("--backend", bench_backend, "ref64 | ref | cpu | onednn, as built (comma-separated priority list; default ref)");
+  bench->add_option("--backend", bench_backend, "ref64 | ref | cpu | onednn | vulkan, as built (comma-separated priority list; default ref)");
   bench->add_option("--threads", bench_args.threads, "threads for the session (ref backends are single-threaded)")
       ->check(CLI::Range(1, 1024));
   bench->add_option("--iters", bench_args.iters, "timed runs (default 10)")->check(CLI::Range(1, 1000000));

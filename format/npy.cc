@@ -107,9 +107,10 @@ Status WriteNpy(const std::string& path, const Tensor& t) {
   for (const DescrMap& m : kDescrs)
     if (m.dtype == t.dtype) descr = std::string(DTypeSize(t.dtype) == 1 ? "|" : "<") + m.descr;
   // Types numpy lacks, written as what tare holds: int4 / uint4 values as int8 / uint8, float8
-  // codes as uint8 (runtime/ir/float8.h).
+  // codes as uint8 (runtime/ir/float8.h), bfloat16 as its uint16 bit patterns.
   if (t.dtype == DType::kInt4) descr = "|i1";
   if (t.dtype == DType::kUInt4 || DTypeIsFloat8(t.dtype)) descr = "|u1";
+  if (t.dtype == DType::kBFloat16) descr = "<u2";  // the bit patterns, as ONNX's numpy helpers hold them
   if (descr.empty()) return Status::Error("cannot write " + DTypeName(t.dtype) + " to .npy");
   std::string shape = "(";
   for (size_t i = 0; i < t.shape.size(); ++i) shape += std::to_string(t.shape[i]) + (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");

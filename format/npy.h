@@ -15,8 +15,8 @@ Result<Tensor> ReadNpy(const std::string& path);
 /// Parses .npy bytes (same checks; `name` is used in messages).
 Result<Tensor> ParseNpy(const uint8_t* data, size_t size, const std::string& name);
 /// Writes `t` as a version 1.0 .npy file (overwrites `path`); int4 / uint4 are written as |i1 / |u1
-/// values, the float8 types as their |u1 codes. Errors: a sequence or optional, unsupported dtype
-/// (string, bfloat16), I/O.
+/// values, the float8 types as their |u1 codes, bfloat16 as its <u2 bit patterns (numpy has none of
+/// these types). Errors: a sequence or optional, a string tensor, I/O.
 Status WriteNpy(const std::string& path, const Tensor& t);
 /// The file name (without ".npy") of a tensor's .npy file, from the tensor's name: every character
 /// outside [A-Za-z0-9._-] becomes '_'; an empty name gives "output", "." and ".." give "_" (the

@@ -47,7 +47,9 @@ Result<Tensor> FromProto(const onnx::TensorProto& p) {
       carried = p.string_data_size();
     } else if (p.has_raw_data()) {
       carried = es0 ? static_cast<int64_t>(p.raw_data().size() / es0) : 0;
-      if (es0 && p.raw_data().size() % es0) carried = -1;
+      if (es0 && p.raw_data().size() % es0)
+        return Status::Error(what + " has " + std::to_string(p.raw_data().size()) + " bytes of raw data, not a whole number of " +
+                             DTypeName(dt) + " elements (" + std::to_string(es0) + " bytes each)");
     } else {
       switch (dt) {
         case DType::kFloat32: carried = p.float_data_size(); break;

@@ -5,6 +5,7 @@
 # a missing input, an input of the wrong shape or dtype, an unknown backend, a missing file, and the
 # adversarial models of tools/make_adversarial.cc (a dimension of 2^40, negative sizes, a cycle, a
 # node reading a value produced after it, a 2^60-element tensor at run time), run and converted.
+# An output that would replace an input file or write through a symbolic link is refused.
 # A flipped bit in an ONNX or TFLite file's weight bytes cannot be detected (neither format has a
 # checksum): such runs may succeed, so their flips must only exit 0 or 1, with one error line when 1.
 set -u
@@ -93,6 +94,21 @@ for m in dim_2p40 neg_dim cycle order; do  # refused when converted, before any 
 done
 for m in cycle order huge_const; do
   expect_error "adversarial-$m.tare" no -- "$TARE" run "$WORK/adv/$m.tare" --input "x=$WORK/adv/x.npy" --output-dir "$WORK/o"
+done
+# Nothing the user gave is overwritten: an output named like an input file in the output folder,
+# or one reached through a symbolic link, is refused before anything is written (the input and the
+# link's target keep their bytes).
+mkdir -p "$WORK/own" "$WORK/lnk"
+"$TARE" run "$WORK/good.tare" --input "$FIX/input.npy" --output-dir "$WORK/own" > /dev/null
+for f in "$WORK"/own/*.npy; do
+  cp "$FIX/input.npy" "$f"
+  expect_error "output-over-input" no -- "$TARE" run "$WORK/good.tare" --input "$f" --output-dir "$WORK/own"
+  cmp -s "$FIX/input.npy" "$f" || { fail=$((fail + 1)); echo "FAIL output-over-input: the input file was changed"; }
+  echo keep > "$WORK/target.txt"
+  ln -sf "$WORK/target.txt" "$WORK/lnk/$(basename "$f")"
+  expect_error "output-through-symlink" no -- "$TARE" run "$WORK/good.tare" --input "$FIX/input.npy" --output-dir "$WORK/lnk"
+  [[ $(cat "$WORK/target.txt") == keep ]] || { fail=$((fail + 1)); echo "FAIL output-through-symlink: the link's target was changed"; }
+  break
 done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
