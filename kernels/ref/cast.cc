@@ -135,15 +135,6 @@ Status ToAny(const Tensor& x, Tensor& y) {
   }
 }
 
-/// bfloat16 nearest to f (ties to even; NaN stays NaN): used only to test decimal round trips.
-uint16_t FloatToBFloat16Nearest(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
-  b += 0x7fffu + ((b >> 16) & 1u);  // a carry into the exponent rounds up correctly (to inf at the top)
-  return static_cast<uint16_t>(b >> 16);
-}
-
 // Floating-point <charconv> (std::to_chars / std::from_chars of float and double) is missing from
 // the libc++ of Debian's Emscripten 3.1.6. There the C library's correctly rounded snprintf and
 // strtod/strtof serve instead, with from_chars's rules kept (no leading space, '+' or hex); the

@@ -14,25 +14,11 @@
 #include <vector>
 
 #include "kernels/ref/conv_geometry.h"
+#include "kernels/ref/bilinear.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
 namespace {
-
-bool Inside(double v, int64_t size) { return v >= 0 && v < static_cast<double>(size); }
-
-/// Bilinear sample of img [h, w] at the pixel position (ph, pw); taps outside contribute 0.
-template <class T>
-T Bilinear(const T* img, int64_t h, int64_t w, double ph, double pw) {
-  const double h0 = std::floor(ph), w0 = std::floor(pw), h1 = h0 + 1, w1 = w0 + 1;
-  const double hs[4] = {h0, h0, h1, h1}, ws[4] = {w0, w1, w0, w1};
-  const double wt[4] = {(h1 - ph) * (w1 - pw), (h1 - ph) * (pw - w0), (ph - h0) * (w1 - pw), (ph - h0) * (pw - w0)};
-  T acc = T(0);
-  for (int t = 0; t < 4; ++t)
-    if (Inside(hs[t], h) && Inside(ws[t], w))
-      acc = acc + static_cast<T>(wt[t]) * img[static_cast<int64_t>(hs[t]) * w + static_cast<int64_t>(ws[t])];
-  return acc;
-}
 
 /// Computes Y = DeformConv(X, W, offset, B, mask) for shapes checked by InferDeformConv.
 template <class T>
@@ -64,7 +50,7 @@ Status RunDeformConv(const ConvAttrs& a, int64_t og, const Tensor& X, const Tens
               const int64_t p = oh * OW + ow;
               const double ph = static_cast<double>(oh * g.s[1] - g.pb[1] + i * g.d[1]) + static_cast<double>(oh_off[p]);
               const double pw = static_cast<double>(ow * g.s[2] - g.pb[2] + j * g.d[2]) + static_cast<double>(oh_off[P + p]);
-              const T s = Bilinear<T>(img, H, Wd, ph, pw);
+              const T s = BilinearZeros<T>(img, H, Wd, ph, pw);
               cr[p] = mk ? s * mk[p] : s;
             }
         }

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/ref/bilinear.h"
 #include "kernels/ref/ref_kernels.h"
 
 namespace tare {
@@ -63,7 +64,7 @@ double PadCoord(double v, int64_t size, const GsAttrs& a) {
   return v;
 }
 
-bool InRange(double v, int64_t size) { return v >= 0 && v < static_cast<double>(size); }
+bool InRange(double v, int64_t size) { return PixelInRange(v, size); }
 
 /// Keys cubic kernel weights for fractional offset t in [0, 1), A = -0.75 (PyTorch's coefficients).
 void CubicWeights(double t, double w[4]) {
@@ -106,15 +107,7 @@ T SamplePoint(const T* img, int64_t h, int64_t w, double gx, double gy, const Gs
     if (!InRange(rx, w) || !InRange(ry, h)) return T(0);
     return img[static_cast<int64_t>(ry) * w + static_cast<int64_t>(rx)];
   }
-  if (!std::isfinite(x) || !std::isfinite(y)) return T(0);
-  const double x0 = std::floor(x), y0 = std::floor(y), x1 = x0 + 1, y1 = y0 + 1;
-  const double xs[4] = {x0, x1, x0, x1}, ys[4] = {y0, y0, y1, y1};
-  const double ws[4] = {(x1 - x) * (y1 - y), (x - x0) * (y1 - y), (x1 - x) * (y - y0), (x - x0) * (y - y0)};
-  T acc = T(0);
-  for (int t = 0; t < 4; ++t)
-    if (InRange(xs[t], w) && InRange(ys[t], h))
-      acc = acc + static_cast<T>(ws[t]) * img[static_cast<int64_t>(ys[t]) * w + static_cast<int64_t>(xs[t])];
-  return acc;
+  return BilinearZeros(img, h, w, y, x);
 }
 
 /// Tricubic sample of img [d, h, w] at the unpadded pixel coordinates u (z, y, x): 4 taps per

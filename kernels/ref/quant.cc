@@ -135,15 +135,6 @@ Status Quantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, 
   return Status::Ok();
 }
 
-/// Nearest bfloat16 (ties to even; NaN stays NaN) of f.
-uint16_t BFloat16Nearest(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
-  b += 0x7fffu + ((b >> 16) & 1u);
-  return static_cast<uint16_t>(b >> 16);
-}
-
 /// y = f32(f32(x - zp[c]) * scale[c]) into y of T (float32 held in T), float16 or bfloat16.
 template <class T>
 Status Dequantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s, const Tensor* zpt, Tensor& y) {
@@ -154,7 +145,7 @@ Status Dequantize(const AxisMap& c, const Tensor& x, const std::vector<float>& s
                        : static_cast<float>(ReadInt(x, i) - (zpt ? ReadInt(*zpt, k) : 0));
     const float v = d * s[static_cast<size_t>(k)];
     if (y.dtype == DType::kFloat16) y.as<uint16_t>()[i] = FloatToHalf(v);
-    else if (y.dtype == DType::kBFloat16) y.as<uint16_t>()[i] = BFloat16Nearest(v);
+    else if (y.dtype == DType::kBFloat16) y.as<uint16_t>()[i] = FloatToBFloat16Nearest(v);
     else y.as<T>()[i] = static_cast<T>(v);
   }
   return Status::Ok();

@@ -85,5 +85,7 @@ uint16_t FloatToHalf(float f);
 /// bfloat16 (the upper 16 bits of a float32) <-> float. FloatToBFloat16 truncates (NaN stays NaN).
 float BFloat16ToFloat(uint16_t h);
 uint16_t FloatToBFloat16(float f);
+/// The bfloat16 nearest to f, ties to even (NaN stays NaN, a carry past the largest value gives inf).
+uint16_t FloatToBFloat16Nearest(float f);
 
 }  // namespace tare
