@@ -1,10 +1,30 @@
 #include "backends/common/table_backend.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 
 #include "runtime/exec/ref_kernel.h"
 
 namespace tare {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+bool AllFinite(const float* x, size_t n) {
+  for (size_t i = 0; i < n; i += 4096) {
+    const size_t e = std::min(n, i + 4096);
+    uint32_t bad = 0;
+    for (size_t j = i; j < e; ++j) {
+      uint32_t b;
+      std::memcpy(&b, x + j, sizeof b);
+      bad |= (b & 0x7f800000u) == 0x7f800000u;
+    }
+    if (bad) return false;
+  }
+  return true;
+}
 
 GraphInfo GraphInfo::Of(const Graph& g) {
   GraphInfo info;

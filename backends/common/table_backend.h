@@ -31,6 +31,11 @@ bool IsF32(const Graph& g, int v);
 /// Whether value `v` is present and known before run time.
 inline bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
 
+/// Whether x[0, n) holds no NaN and no inf (a scan of the exponent bits; vectorized, one clone per
+/// x86-64 level with GCC). The fast backends' guards call it before a kernel that would lose a NaN
+/// (XNNPACK's output clamp, oneDNN's eltwise and max pooling; docs/NUMERICS.md).
+bool AllFinite(const float* x, size_t n);
+
 /// A supports check for ops whose every input is data (Concat): at least one input, all float32.
 bool AllInputsF32(const Node& n, const Graph& g, const GraphInfo& info);
 

@@ -33,20 +33,6 @@ Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC
 }  // namespace
 
 
-TARE_CPU_CLONES bool AllFinite(const float* x, size_t n) {
-  for (size_t i = 0; i < n; i += 4096) {
-    const size_t e = std::min(n, i + 4096);
-    uint32_t bad = 0;
-    for (size_t j = i; j < e; ++j) {
-      uint32_t b;
-      std::memcpy(&b, x + j, sizeof b);
-      bad |= (b & 0x7f800000u) == 0x7f800000u;
-    }
-    if (bad) return false;
-  }
-  return true;
-}
-
 Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count, float* y, const Clamp& cl,
                         std::function<Status()> fast) {
   bool known_finite = true;

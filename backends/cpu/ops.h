@@ -35,8 +35,6 @@ inline void ApplyClamp(const Clamp& cl, float* y, size_t n) {
 #define TARE_CPU_CLONES
 #endif
 
-/// Whether x[0, n) holds no NaN and no inf (a scan of the exponent bits, vectorized).
-bool AllFinite(const float* x, size_t n);
 /// Adds `fast`, the XNNPACK step of n reading x (plain, `count` floats: n's first input) and writing
 /// y (plain: n's output, or that of the Relu/Clip `cl` fused into it), guarded: when x or a known
 /// input of n (checked now) holds a NaN or an inf, the step runs n's reference kernel on the same

@@ -18,6 +18,7 @@
 
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/onednn_backend.h"
+#include "runtime/exec/ref_kernel.h"
 
 namespace tare::onednn {
 namespace {
@@ -369,6 +370,123 @@ Status Compiler::CompileRef(const Node& n) {
   return Status::Ok();
 }
 
+bool Compiler::ChainNeedsGuard() const {
+  static const char* kOps[] = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "Exp",
+                               "Sqrt", "Abs", "Neg", "MaxPool", "GlobalMaxPool", "Softmax"};
+  if (notes_[start_] == "reference kernel") return false;
+  for (size_t p = start_; p <= pos_; ++p)
+    for (const char* o : kOps)
+      if (NodeAt(p).op == o && NodeAt(p).domain.empty()) return true;
+  return false;
+}
+
+Status Compiler::GuardChain(const Snapshot& before) {
+  // The chain's nodes, in order, each with its reference kernel; the values it produces.
+  std::vector<Node> nodes;
+  std::vector<KernelFn> kernels;
+  std::vector<char> inside(g_.values.size(), 0);
+  for (size_t p = start_; p <= pos_; ++p) {
+    nodes.push_back(NodeAt(p));
+    TARE_ASSIGN_OR_RETURN(KernelFn k, MakeRefKernel(nodes.back(), DType::kFloat32));
+    kernels.push_back(std::move(k));
+    for (int v : nodes.back().outputs)
+      if (v >= 0) inside[v] = 1;
+  }
+  // Its inputs: known ones (plain in their slots, checked now), and the others as held before the
+  // chain's steps (which may reorder them, and whose output may reuse an input's bytes).
+  struct Input {
+    int v;
+    Tensor plain;        // the slot's tensor (its bytes hold v when `held` is empty)
+    memory held;         // v's blocked buffer, when the slot does not hold v
+    memory::desc desc;   // v's plain desc (for the reorder out of `held`)
+    bool known = false;  // known at plan time (scanned now)
+  };
+  std::vector<Input> ins;
+  bool known_finite = true;
+  std::vector<char> seen(g_.values.size(), 0);
+  for (const Node& n : nodes)
+    for (int v : n.inputs) {
+      if (v < 0 || inside[v] || seen[v]) continue;
+      seen[v] = 1;
+      Input in{v, slots_[v], memory(), PlainDesc(v), IsConst(v) && !produced_[v]};
+      if (in.known) {
+        if (in.plain.dtype == DType::kFloat32)
+          known_finite = known_finite && AllFinite(in.plain.as<float>(), size_t(in.plain.numel()));
+      } else if (!before.rep[v].plain) {
+        in.held = before.rep[v].blocked;
+      }
+      ins.push_back(std::move(in));
+    }
+  // Where the chain's primitives left its output: its blocked buffer and/or its slot.
+  const int y = nodes.back().outputs[0];
+  std::vector<memory> dsts;
+  if (rep_[y].blocked) dsts.push_back(rep_[y].blocked);
+  if (rep_[y].plain) dsts.push_back(SlotMem(y));
+  const memory::desc y_plain = PlainDesc(y);
+  std::unordered_map<int, std::pair<DType, Shape>> types;
+  for (const Node& n : nodes)
+    for (int v : n.outputs)
+      if (v >= 0) types[v] = {slots_[v].dtype, slots_[v].shape};
+  const dnnl::engine eng = eng_;
+  dnnl::stream strm = strm_;
+  // Before the chain's steps: the scan, and on a NaN or an inf the reference kernels into `result`;
+  // after them: `result` over what the primitives wrote.
+  auto result = std::make_shared<Tensor>();
+  Step pre;
+  pre.label = "NaN/inf guard of " + NodeAt(start_).op + " " + NodeAt(start_).name;
+  pre.fn = [=]() mutable -> Status {
+    bool finite = known_finite;
+    for (size_t i = 0; i < ins.size() && finite; ++i) {
+      const Input& in = ins[i];
+      if (in.known || in.plain.dtype != DType::kFloat32) continue;
+      finite = in.held ? AllFinite(static_cast<const float*>(in.held.get_data_handle()),
+                                   in.held.get_desc().get_size() / sizeof(float))
+                       : AllFinite(in.plain.as<float>(), size_t(in.plain.numel()));
+    }
+    if (finite) return Status::Ok();
+    // The chain again on the reference kernels, on plain copies.
+    std::unordered_map<int, Tensor> vals;
+    for (const Input& in : ins) {
+      if (!in.held) {
+        vals[in.v] = in.plain;
+        continue;
+      }
+      TARE_ASSIGN_OR_RETURN(Tensor t, Tensor::Alloc(in.plain.dtype, in.plain.shape));
+      memory from = in.held, to(in.desc, eng, t.data);
+      dnnl::reorder(from, to).execute(strm, from, to);
+      strm.wait();
+      vals[in.v] = t;
+    }
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const Node& n = nodes[k];
+      std::vector<const Tensor*> in_ptrs(n.inputs.size(), nullptr);
+      std::vector<Tensor*> out_ptrs(n.outputs.size(), nullptr);
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (n.inputs[i] >= 0) in_ptrs[i] = &vals.at(n.inputs[i]);
+      for (size_t i = 0; i < n.outputs.size(); ++i) {
+        const int v = n.outputs[i];
+        if (v < 0) continue;
+        TARE_ASSIGN_OR_RETURN(vals[v], Tensor::Alloc(types.at(v).first, types.at(v).second));
+      }
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        if (n.outputs[i] >= 0) out_ptrs[i] = &vals.at(n.outputs[i]);
+      TARE_RETURN_IF_ERROR(kernels[k](in_ptrs, out_ptrs).With(n.Where()));
+    }
+    *result = vals.at(y);
+    return Status::Ok();
+  };
+  steps_.insert(steps_.begin() + std::ptrdiff_t(before.steps), std::move(pre));
+  AddFn([=]() mutable -> Status {
+    if (!result->data) return Status::Ok();
+    memory from(y_plain, eng, result->data);
+    for (memory& d : dsts) dnnl::reorder(from, d).execute(strm, from, d);
+    strm.wait();
+    *result = Tensor();
+    return Status::Ok();
+  });
+  return Status::Ok();
+}
+
 namespace {
 
 class OnednnExecutable : public Executable {
@@ -459,6 +577,7 @@ class OnednnBackend : public TableBackend<Compiler> {
           st = c.CompileRef(n);
         }
         TARE_RETURN_IF_ERROR(st);
+        if (c.ChainNeedsGuard()) TARE_RETURN_IF_ERROR(c.GuardChain(snap));
       }
       SetOmpThreads(threads);
       if (const char* verbose = std::getenv("TARE_ONEDNN_VERBOSE"); verbose && *verbose && std::strcmp(verbose, "0"))

@@ -146,6 +146,19 @@ class Compiler {
   Snapshot Save() const { return {steps_.size(), held_.size(), pos_, absorbed_, rep_, notes_, concat_}; }
   void Restore(const Snapshot& s);
 
+  /// Guards the chain just compiled (the nodes from the one Begin named to pos(), whose steps
+  /// were added after `before`, the Save() taken before compiling it): a step before them scans
+  /// the chain's inputs (as held then: plain in their slots or in a blocked buffer; known inputs
+  /// are scanned now) for NaN and inf and, when one holds any, runs the chain's nodes on their
+  /// reference kernels (float32, plain copies); a step after them writes that result over the
+  /// primitives' (into every representation of the chain's output made so far). oneDNN's eltwise
+  /// relu/clip/exp (and logistic on aarch64), max pooling, softmax and the same as post-ops map
+  /// NaN to a number (docs/NUMERICS.md; tests/conformance/cases test_nan_*); the reference
+  /// propagates it, as ONNX's reference does. Errors: a node's attributes (MakeRefKernel).
+  Status GuardChain(const Snapshot& before);
+  /// Whether the chain from Begin to pos() holds an op whose primitive (or post-op) loses NaN.
+  bool ChainNeedsGuard() const;
+
   /// How each node of the partition is computed (Partition::nodes order): oneDNN's implementation
   /// of its primitive (impl_info_str, e.g. "brg:avx512_core"), "fused into NODE", or "reference
   /// kernel". For Executable::Notes and TARE_ONEDNN_VERBOSE.
