@@ -90,3 +90,153 @@ Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, 
 }
 
 }  // namespace tare
+
+namespace tare {
+
+bool HasFloat16Data(const Node& n, const Graph& g) {
+  auto f16 = [&](int v) {
+    return v >= 0 && g.values[v].dtype == DType::kFloat16 && g.values[v].kind == ValueKind::kTensor;
+  };
+  for (int v : n.inputs)
+    if (f16(v)) return true;
+  for (int v : n.outputs)
+    if (f16(v)) return true;
+  return false;
+}
+
+Graph WidenTypes(const Graph& g) {
+  Graph w = g;
+  for (Value& v : w.values)
+    if (v.dtype == DType::kFloat16) v.dtype = DType::kFloat32;
+  return w;
+}
+
+namespace {
+
+/// A Cast node (ONNX Cast-19: `to` a TensorProto data type code) from value `from` to `to`.
+Node CastNode(const std::string& name, int from, int to, int64_t code) {
+  Node c;
+  c.name = name;
+  c.op = "Cast";
+  c.inputs = {from};
+  c.outputs = {to};
+  c.attrs["to"] = IntAttr(code);
+  return c;
+}
+
+constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
+
+class WideExec : public Executable {
+ public:
+  WideExec(std::unique_ptr<WidePartition> w, std::unique_ptr<Executable> inner) : w_(std::move(w)), inner_(std::move(inner)) {}
+  Status Run(std::vector<Tensor>& slots) override {
+    (void)slots;  // bound at Compile: w_->slots holds the session's tensors, then the twins
+    return inner_->Run(w_->slots);
+  }
+  std::vector<std::string> Notes() const override {
+    const std::vector<std::string> in = inner_->Notes();
+    std::vector<std::string> out;
+    for (size_t k = 0; k < w_->part.nodes.size(); ++k) {
+      const int o = w_->origin[k];
+      if (o < 0) continue;
+      if (out.size() <= size_t(o)) out.resize(size_t(o) + 1);
+      const std::string note = k < in.size() ? in[k] : "";
+      out[size_t(o)] = w_->widened[k] ? (note.empty() ? "" : note + " ") + "(float16, computed in float32)" : note;
+    }
+    return out;
+  }
+  std::vector<std::pair<std::string, double>> Phases() const override { return inner_->Phases(); }
+
+ private:
+  std::unique_ptr<WidePartition> w_;
+  std::unique_ptr<Executable> inner_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
+                                            const GraphInfo& info, const std::function<bool(const Node&)>& computes) {
+  // Concrete dtypes (the slots'): a value the converter left untyped is typed by now.
+  auto is_f16 = [&](int v) { return v >= 0 && slots[v].dtype == DType::kFloat16 && slots[v].is_tensor(); };
+  auto narrow = [&](const Node& n) {
+    if (!computes(n)) return false;
+    for (int v : n.inputs)
+      if (is_f16(v)) return true;
+    for (int v : n.outputs)
+      if (is_f16(v)) return true;
+    return false;
+  };
+  bool any = false;
+  for (int ni : part.nodes) any = any || narrow(g.nodes[ni]);
+  if (!any) return std::unique_ptr<WidePartition>();
+  auto w = std::make_unique<WidePartition>();
+  w->graph = g;
+  w->slots = slots;
+  w->part.live_out = part.live_out;
+  std::vector<int> widened(g.values.size(), -1);  // the float32 twin a reader of v reads
+  auto twin = [&](int v, const std::string& suffix) -> Result<int> {
+    Value val = g.values[v];
+    val.name += suffix;
+    val.dtype = DType::kFloat32;
+    val.is_constant = false;
+    val.constant = Tensor();
+    Tensor t;
+    if (info.known[v]) {
+      TARE_ASSIGN_OR_RETURN(t, ConvertTensor(slots[v], DType::kFloat32));
+      val.is_constant = true;
+      val.constant = t;
+    } else {
+      TARE_ASSIGN_OR_RETURN(t, Tensor::Alloc(DType::kFloat32, slots[v].shape));
+    }
+    const int id = w->graph.AddValue(std::move(val));
+    w->slots.push_back(t);
+    return id;
+  };
+  for (size_t k = 0; k < part.nodes.size(); ++k) {
+    const Node& n = g.nodes[part.nodes[k]];
+    if (!narrow(n)) {
+      w->part.nodes.push_back(part.nodes[k]);
+      w->origin.push_back(int(k));
+      w->widened.push_back(0);
+      continue;
+    }
+    Node wn = n;
+    for (int& v : wn.inputs) {
+      if (!is_f16(v)) continue;
+      if (widened[v] < 0) {
+        TARE_ASSIGN_OR_RETURN(widened[v], twin(v, "/float32"));
+        if (!info.known[v]) {
+          w->graph.nodes.push_back(CastNode(n.name + "/widen " + g.values[v].name, v, widened[v], kOnnxFloat));
+          w->part.nodes.push_back(int(w->graph.nodes.size()) - 1);
+          w->origin.push_back(-1);
+          w->widened.push_back(0);
+        }
+      }
+      v = widened[v];
+    }
+    std::vector<std::pair<int, int>> rounds;  // (twin, value)
+    for (int& v : wn.outputs) {
+      if (!is_f16(v)) continue;
+      TARE_ASSIGN_OR_RETURN(int t, twin(v, "/float32 out"));
+      rounds.push_back({t, v});
+      v = t;
+    }
+    w->graph.nodes[size_t(part.nodes[k])] = std::move(wn);  // in place: the float16 form reads nothing
+    w->part.nodes.push_back(part.nodes[k]);
+    w->origin.push_back(int(k));
+    w->widened.push_back(1);
+    for (auto [t, v] : rounds) {
+      w->graph.nodes.push_back(CastNode(n.name + "/round " + g.values[v].name, t, v, kOnnxFloat16));
+      w->part.nodes.push_back(int(w->graph.nodes.size()) - 1);
+      w->origin.push_back(-1);
+      w->widened.push_back(0);
+    }
+  }
+  return w;
+}
+
+std::unique_ptr<Executable> WideExecutable(std::unique_ptr<WidePartition> w, std::unique_ptr<Executable> inner) {
+  return std::unique_ptr<Executable>(new WideExec(std::move(w), std::move(inner)));
+}
+
+}  // namespace tare

@@ -50,6 +50,34 @@ bool RnnDefaultActivations(const Node& n, bool lstm, int64_t nd);
 /// the node. Errors: the node's attributes (MakeRefKernel).
 Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, std::vector<Tensor> outs);
 
+/// A partition whose float16 nodes are computed in float32 (issue 20 item 2, docs/NUMERICS.md
+/// "float16 and bfloat16"): each such node reads float32 twins of its float16 inputs (made by a
+/// Cast to float just before it, or converted now when known at plan time) and writes a float32
+/// twin of each float16 output, which a Cast to float16 right after it rounds once (to nearest
+/// even; above 65504 inf) into the original value. So the backend's float32 kernels compute what
+/// `ref` computes for a float16 node (float32 arithmetic, one rounding per output), and the Casts
+/// run on the reference kernel. The file's graph is not changed: `graph` is a private copy.
+struct WidePartition {
+  Graph graph;                // the session's graph, plus the twins (float32) and the Cast nodes
+  Partition part;             // the partition over `graph`, Casts in place
+  std::vector<Tensor> slots;  // the session's slots, then one per twin (its private buffer)
+  std::vector<int> origin;    // per node of `part`: its index in the original partition, or -1
+  std::vector<char> widened;  // per node of `part`: the float32 form of a float16 node
+};
+/// Whether node n has a float16 tensor among its inputs or outputs (per its graph values).
+bool HasFloat16Data(const Node& n, const Graph& g);
+/// Graph g with every float16 value typed float32: the claims of a float16 node are those of its
+/// float32 form (TableBackend::Supports). Constants keep their data.
+Graph WidenTypes(const Graph& g);
+/// The WidePartition of `part`, or nullptr when none of its nodes for which `computes` is true
+/// has float16 data. `slots` as given to Backend::Compile; `info` the graph's GraphInfo. Errors:
+/// allocation failures of the twins.
+Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
+                                            const GraphInfo& info, const std::function<bool(const Node&)>& computes);
+/// The executable of a WidePartition: runs `inner` (compiled from w's graph, partition and slots)
+/// and reports its notes per node of the original partition, each saying the node was widened.
+std::unique_ptr<Executable> WideExecutable(std::unique_ptr<WidePartition> w, std::unique_ptr<Executable> inner);
+
 /// One op a table-driven backend claims: its ONNX name, whether the backend runs a given node of it
 /// (`supports`, with the graph's facts), and how the backend's compiler C compiles it.
 template <class C>
@@ -99,8 +127,15 @@ class TableBackend : public Backend {
     const TableOp<C>* op = Find(node);
     if (!op) return false;
     // A float32 first output (integer variants of these ops stay on ref; an unknown dtype is
-    // checked at Compile); the op checks the rest.
-    if (node.outputs.empty() || !IsF32(graph, node.outputs[0])) return false;
+    // checked at Compile); the op checks the rest. A float16 node is claimed when its float32
+    // form is, and computed in float32 (WidePartition; the backend's Compile widens it).
+    if (node.outputs.empty() || node.outputs[0] < 0) return false;
+    const DType out = graph.values[node.outputs[0]].dtype;
+    if (out == DType::kFloat16 || (out == DType::kUndefined && HasFloat16Data(node, graph))) {
+      const GraphInfo& info = Info(graph);
+      return op->supports(node, Wide(graph), info);
+    }
+    if (!IsF32(graph, node.outputs[0])) return false;
     return op->supports(node, graph, Info(graph));
   }
 
@@ -111,6 +146,27 @@ class TableBackend : public Backend {
     for (const TableOp<C>& op : ops_)
       if (n.op == op.op) return &op;
     return nullptr;
+  }
+  /// Compiles `part` as WidePartition when it has float16 nodes of the table: `compile` (the
+  /// backend's float32 Compile) on the widened copy, wrapped in WideExecutable; nullptr when
+  /// there is nothing to widen (the caller compiles `part` itself).
+  template <class F>
+  Result<std::unique_ptr<Executable>> CompileWidened(const Graph& graph, const Partition& part,
+                                                     const std::vector<Tensor>& slots, F compile) {
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<WidePartition> w,
+                          Widen(graph, part, slots, Info(graph), [this](const Node& n) { return Find(n) != nullptr; }));
+    if (!w) return std::unique_ptr<Executable>();
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> inner, compile(w->graph, w->part, w->slots));
+    return WideExecutable(std::move(w), std::move(inner));
+  }
+  /// WidenTypes(g), cached for the last graph asked about (as Info).
+  const Graph& Wide(const Graph& g) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (wide_graph_ != &g || wide_.values.size() != g.values.size()) {
+      wide_ = WidenTypes(g);
+      wide_graph_ = &g;
+    }
+    return wide_;
   }
   /// GraphInfo::Of(g), cached for the last graph asked about.
   const GraphInfo& Info(const Graph& g) const {
@@ -127,6 +183,8 @@ class TableBackend : public Backend {
   mutable std::mutex mu_;
   mutable const Graph* info_graph_ = nullptr;
   mutable GraphInfo info_;
+  mutable const Graph* wide_graph_ = nullptr;
+  mutable Graph wide_;
 };
 
 }  // namespace tare

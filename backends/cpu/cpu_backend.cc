@@ -48,6 +48,14 @@ class CpuBackend : public TableBackend<Compiler> {
                                               const SessionOptions& options) override {
     TARE_RETURN_IF_ERROR(XnnInit());
     if (!pool_) pool_ = std::make_shared<ThreadPool>(options.threads);
+    // float16 nodes: computed in float32 by the same kernels (WidePartition). XNNPACK 2022's f16
+    // operators are not used: on x86 they round the accumulator to float16 after every step
+    // (docs/NUMERICS.md "float16 and bfloat16").
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> wide,
+                          CompileWidened(graph, part, slots, [&](const Graph& g, const Partition& p, const std::vector<Tensor>& s) {
+                            return Compile(g, p, s, options);
+                          }));
+    if (wide) return wide;
     Compiler c(graph, part, slots, Info(graph), pool_.get());
     for (size_t p = 0; p < part.nodes.size(); ++p) {
       if (c.Absorbed(p)) continue;

@@ -548,6 +548,13 @@ class OnednnBackend : public TableBackend<Compiler> {
 
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,
                                               const SessionOptions& options) override {
+    // float16 nodes: computed in float32 by the same primitives (WidePartition; oneDNN 2.6 has
+    // float16 kernels only for AVX-512 FP16 CPUs).
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> wide,
+                          CompileWidened(graph, part, slots, [&](const Graph& g, const Partition& p, const std::vector<Tensor>& s) {
+                            return Compile(g, p, s, options);
+                          }));
+    if (wide) return wide;
     const int threads = options.threads > 0 ? options.threads : 1;
     SetOmpThreads(threads);
     try {

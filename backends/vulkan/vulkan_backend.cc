@@ -20,7 +20,12 @@ class VulkanBackend : public TableBackend<Compiler> {
 
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,
                                               const SessionOptions& options) override {
-    (void)options;
+    // float16 nodes: computed in float32 by the same shaders (WidePartition, docs/NUMERICS.md).
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> wide,
+                          CompileWidened(graph, part, slots, [&](const Graph& g, const Partition& p, const std::vector<Tensor>& s) {
+                            return Compile(g, p, s, options);
+                          }));
+    if (wide) return wide;
     Compiler c(dev_, graph, part, slots, Info(graph));
     for (size_t p = 0; p < part.nodes.size(); ++p) {
       if (c.Absorbed(p)) continue;

@@ -1245,3 +1245,18 @@ case("test_opset23_attention_fp16_softmax_precision", "Attention",
      [("q", agq.astype(np.float16)), ("k", agk.astype(np.float16)), ("v", agv.astype(np.float16)),
       ("m", afm[:1, :, :3, :5].astype(np.float16))], opset=23,
      attrs=dict(softmax_precision=TensorProto.FLOAT), ref=lambda q, k, v, m: attention_ref(q, k, v, m), expect="spec")
+
+# ---- NaN through blocked layouts (issue 20 item 4, the onednn guard) ----------------------------------
+# A NaN made inside the graph (by a Conv of an input that holds one) reaches a MaxPool and a Relu that
+# read the Conv's output in the layout its primitive chose (oneDNN: channel-blocked for 16 channels),
+# and a Softmax after a Flatten: each guarded step must scan the blocked buffer and reorder it back.
+bx = r(1, 4, 6, 6)
+bx[0, 1, 2, 3] = NAN
+bx[0, 3, 5, 5] = INF
+bw, bbias = r(16, 4, 3, 3, scale=0.3), r(16)
+spec("test_nan_conv_blocked_max_pool_relu", "Conv", [("x", bx)],
+     lambda x: np.maximum(pool2d(conv2d(x, bw, bbias, 1).astype(np.float32), 2, 2, 0, np.max, 0), 0), opset=13,
+     inits=[("w", bw), ("b", bbias)],
+     nodes=[helper.make_node("Conv", ["x", "w", "b"], ["t"], pads=[1, 1, 1, 1]),
+            helper.make_node("MaxPool", ["t"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+            helper.make_node("Relu", ["p"], ["y"])])

@@ -185,7 +185,7 @@ def main():
         ort32 = np.load(os.path.join(f32d, "ort_out_0.npy"))
         ort16 = np.load(os.path.join(f16d, "ort_out_0.npy"))
         r = {}
-        for backend in ("ref", "ref64", "cpu"):
+        for backend in ("ref", "ref64", "cpu", "onednn"):
             t16 = tare_run(args.tare, f16d, names, backend)
             t32 = tare_run(args.tare, f32d, names, backend)
             r[backend] = {"fp16 vs ORT fp16": distance(t16, ort16), "fp16 vs ORT fp32 original": distance(t16, ort32),
