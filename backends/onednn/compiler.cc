@@ -429,6 +429,11 @@ Status Compiler::GuardChain(const Snapshot& before) {
       if (v >= 0) types[v] = {slots_[v].dtype, slots_[v].shape};
   const dnnl::engine eng = eng_;
   dnnl::stream strm = strm_;
+  if (!guard_state_) {
+    guard_state_ = std::make_shared<GuardState>();
+    guard_state_->finite.assign(g_.values.size(), 0);
+  }
+  std::shared_ptr<GuardState> state = guard_state_;
   // Before the chain's steps: the scan, and on a NaN or an inf the reference kernels into `result`;
   // after them: `result` over what the primitives wrote.
   auto result = std::make_shared<Tensor>();
@@ -438,10 +443,11 @@ Status Compiler::GuardChain(const Snapshot& before) {
     bool finite = known_finite;
     for (size_t i = 0; i < ins.size() && finite; ++i) {
       const Input& in = ins[i];
-      if (in.known || in.plain.dtype != DType::kFloat32) continue;
+      if (in.known || in.plain.dtype != DType::kFloat32 || state->finite[size_t(in.v)] == state->run) continue;
       finite = in.held ? AllFinite(static_cast<const float*>(in.held.get_data_handle()),
                                    in.held.get_desc().get_size() / sizeof(float))
                        : AllFinite(in.plain.as<float>(), size_t(in.plain.numel()));
+      if (finite) state->finite[size_t(in.v)] = state->run;
     }
     if (finite) return Status::Ok();
     // The chain again on the reference kernels, on plain copies.
@@ -485,6 +491,20 @@ Status Compiler::GuardChain(const Snapshot& before) {
     return Status::Ok();
   });
   return Status::Ok();
+}
+
+std::vector<Step> Compiler::TakeSteps() {
+  if (guard_state_) {
+    Step open;
+    open.label = "new run for the NaN/inf guards";
+    std::shared_ptr<GuardState> state = guard_state_;
+    open.fn = [state] {
+      ++state->run;
+      return Status::Ok();
+    };
+    steps_.insert(steps_.begin(), std::move(open));
+  }
+  return std::move(steps_);
 }
 
 namespace {

@@ -163,7 +163,8 @@ class Compiler {
   /// of its primitive (impl_info_str, e.g. "brg:avx512_core"), "fused into NODE", or "reference
   /// kernel". For Executable::Notes and TARE_ONEDNN_VERBOSE.
   const std::vector<std::string>& notes() const { return notes_; }
-  std::vector<Step> TakeSteps() { return std::move(steps_); }
+  /// The steps; with guards, a first step opens a new run for their scans (GuardState).
+  std::vector<Step> TakeSteps();
   std::vector<memory> TakeHeld() { return std::move(held_); }
 
  private:
@@ -184,6 +185,13 @@ class Compiler {
   std::vector<Rep> rep_;
   size_t pos_ = 0, start_ = 0;  // start_: the node a fused chain starts with
   std::vector<Step> steps_;
+  /// Shared by the guards of one compiled partition: a value found finite in this run (`finite[v]
+  /// == run`) is not scanned again by another guard (a value is written once per run).
+  struct GuardState {
+    uint64_t run = 0;
+    std::vector<uint64_t> finite;
+  };
+  std::shared_ptr<GuardState> guard_state_;
   std::vector<memory> held_;
   std::vector<std::string> notes_;
   std::unordered_map<int, ConcatTarget> concat_;  // by the Concat's output value
