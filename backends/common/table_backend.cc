@@ -93,9 +93,10 @@ Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, 
 
 namespace tare {
 
-bool HasFloat16Data(const Node& n, const Graph& g) {
+bool HasNarrowFloatData(const Node& n, const Graph& g) {
   auto f16 = [&](int v) {
-    return v >= 0 && g.values[v].dtype == DType::kFloat16 && g.values[v].kind == ValueKind::kTensor;
+    return v >= 0 && (g.values[v].dtype == DType::kFloat16 || g.values[v].dtype == DType::kBFloat16) &&
+           g.values[v].kind == ValueKind::kTensor;
   };
   for (int v : n.inputs)
     if (f16(v)) return true;
@@ -107,13 +108,14 @@ bool HasFloat16Data(const Node& n, const Graph& g) {
 Graph WidenTypes(const Graph& g) {
   Graph w = g;
   for (Value& v : w.values)
-    if (v.dtype == DType::kFloat16) v.dtype = DType::kFloat32;
+    if (v.dtype == DType::kFloat16 || v.dtype == DType::kBFloat16) v.dtype = DType::kFloat32;
   return w;
 }
 
 namespace {
 
-/// A Cast node (ONNX Cast-19: `to` a TensorProto data type code) from value `from` to `to`.
+/// A Cast node (ONNX Cast-19: `to` a TensorProto data type code) from value `from` to `to`; to
+/// bfloat16 it rounds to nearest even (kCastRoundNearestEven).
 Node CastNode(const std::string& name, int from, int to, int64_t code) {
   Node c;
   c.name = name;
@@ -121,10 +123,11 @@ Node CastNode(const std::string& name, int from, int to, int64_t code) {
   c.inputs = {from};
   c.outputs = {to};
   c.attrs["to"] = IntAttr(code);
+  if (code == 16) c.attrs[kCastRoundNearestEven] = IntAttr(1);
   return c;
 }
 
-constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
+constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10, kOnnxBFloat16 = 16;
 
 class WideExec : public Executable {
  public:
@@ -141,7 +144,9 @@ class WideExec : public Executable {
       if (o < 0) continue;
       if (out.size() <= size_t(o)) out.resize(size_t(o) + 1);
       const std::string note = k < in.size() ? in[k] : "";
-      out[size_t(o)] = w_->widened[k] ? (note.empty() ? "" : note + " ") + "(float16, computed in float32)" : note;
+      out[size_t(o)] = w_->widened[k] ? (note.empty() ? "" : note + " ") + "(" + DTypeName(DType(w_->widened[k])) +
+                                             ", computed in float32)"
+                                       : note;
     }
     return out;
   }
@@ -157,7 +162,9 @@ class WideExec : public Executable {
 Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
                                             const GraphInfo& info, const std::function<bool(const Node&)>& computes) {
   // Concrete dtypes (the slots'): a value the converter left untyped is typed by now.
-  auto is_f16 = [&](int v) { return v >= 0 && slots[v].dtype == DType::kFloat16 && slots[v].is_tensor(); };
+  auto is_f16 = [&](int v) {
+    return v >= 0 && (slots[v].dtype == DType::kFloat16 || slots[v].dtype == DType::kBFloat16) && slots[v].is_tensor();
+  };
   auto narrow = [&](const Node& n) {
     if (!computes(n)) return false;
     for (int v : n.inputs)
@@ -214,6 +221,9 @@ Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& pa
       }
       v = widened[v];
     }
+    DType narrow_type = DType::kFloat16;
+    for (int v : n.outputs)
+      if (is_f16(v)) narrow_type = slots[v].dtype;
     std::vector<std::pair<int, int>> rounds;  // (twin, value)
     for (int& v : wn.outputs) {
       if (!is_f16(v)) continue;
@@ -224,9 +234,10 @@ Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& pa
     w->graph.nodes[size_t(part.nodes[k])] = std::move(wn);  // in place: the float16 form reads nothing
     w->part.nodes.push_back(part.nodes[k]);
     w->origin.push_back(int(k));
-    w->widened.push_back(1);
+    w->widened.push_back(static_cast<char>(narrow_type));
     for (auto [t, v] : rounds) {
-      w->graph.nodes.push_back(CastNode(n.name + "/round " + g.values[v].name, t, v, kOnnxFloat16));
+      w->graph.nodes.push_back(CastNode(n.name + "/round " + g.values[v].name, t, v,
+                                        slots[v].dtype == DType::kBFloat16 ? kOnnxBFloat16 : kOnnxFloat16));
       w->part.nodes.push_back(int(w->graph.nodes.size()) - 1);
       w->origin.push_back(-1);
       w->widened.push_back(0);

@@ -50,23 +50,24 @@ bool RnnDefaultActivations(const Node& n, bool lstm, int64_t nd);
 /// the node. Errors: the node's attributes (MakeRefKernel).
 Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, std::vector<Tensor> outs);
 
-/// A partition whose float16 nodes are computed in float32 (issue 20 item 2, docs/NUMERICS.md
-/// "float16 and bfloat16"): each such node reads float32 twins of its float16 inputs (made by a
-/// Cast to float just before it, or converted now when known at plan time) and writes a float32
-/// twin of each float16 output, which a Cast to float16 right after it rounds once (to nearest
-/// even; above 65504 inf) into the original value. So the backend's float32 kernels compute what
-/// `ref` computes for a float16 node (float32 arithmetic, one rounding per output), and the Casts
-/// run on the reference kernel. The file's graph is not changed: `graph` is a private copy.
+/// A partition whose float16 and bfloat16 nodes are computed in float32 (issue 20 item 2,
+/// docs/NUMERICS.md "float16 and bfloat16"): each such node reads float32 twins of its narrow
+/// inputs (made by a Cast to float just before it, or converted now when known at plan time) and
+/// writes a float32 twin of each narrow output, which a Cast right after it rounds once (to nearest
+/// even; float16 above 65504 is inf; to bfloat16 with kCastRoundNearestEven) into the original
+/// value. So the backend's float32 kernels compute what `ref` computes for a narrow node (float32
+/// arithmetic, one rounding per output), and the Casts run on the reference kernel. The file's
+/// graph is not changed: `graph` is a private copy.
 struct WidePartition {
   Graph graph;                // the session's graph, plus the twins (float32) and the Cast nodes
   Partition part;             // the partition over `graph`, Casts in place
   std::vector<Tensor> slots;  // the session's slots, then one per twin (its private buffer)
   std::vector<int> origin;    // per node of `part`: its index in the original partition, or -1
-  std::vector<char> widened;  // per node of `part`: the float32 form of a float16 node
+  std::vector<char> widened;  // per node of `part`: 0, or the narrow DType (as char) of a node in float32 form
 };
-/// Whether node n has a float16 tensor among its inputs or outputs (per its graph values).
-bool HasFloat16Data(const Node& n, const Graph& g);
-/// Graph g with every float16 value typed float32: the claims of a float16 node are those of its
+/// Whether node n has a float16 or bfloat16 tensor among its inputs or outputs (per its graph values).
+bool HasNarrowFloatData(const Node& n, const Graph& g);
+/// Graph g with every float16 and bfloat16 value typed float32: the claims of a float16 node are those of its
 /// float32 form (TableBackend::Supports). Constants keep their data.
 Graph WidenTypes(const Graph& g);
 /// The WidePartition of `part`, or nullptr when none of its nodes for which `computes` is true
@@ -127,11 +128,11 @@ class TableBackend : public Backend {
     const TableOp<C>* op = Find(node);
     if (!op) return false;
     // A float32 first output (integer variants of these ops stay on ref; an unknown dtype is
-    // checked at Compile); the op checks the rest. A float16 node is claimed when its float32
-    // form is, and computed in float32 (WidePartition; the backend's Compile widens it).
+    // checked at Compile); the op checks the rest. A float16 or bfloat16 node is claimed when its
+    // float32 form is, and computed in float32 (WidePartition; the backend's Compile widens it).
     if (node.outputs.empty() || node.outputs[0] < 0) return false;
     const DType out = graph.values[node.outputs[0]].dtype;
-    if (out == DType::kFloat16 || (out == DType::kUndefined && HasFloat16Data(node, graph))) {
+    if (out == DType::kFloat16 || out == DType::kBFloat16 || (out == DType::kUndefined && HasNarrowFloatData(node, graph))) {
       const GraphInfo& info = Info(graph);
       return op->supports(node, Wide(graph), info);
     }
@@ -147,7 +148,7 @@ class TableBackend : public Backend {
       if (n.op == op.op) return &op;
     return nullptr;
   }
-  /// Compiles `part` as WidePartition when it has float16 nodes of the table: `compile` (the
+  /// Compiles `part` as WidePartition when it has float16 or bfloat16 nodes of the table: `compile` (the
   /// backend's float32 Compile) on the widened copy, wrapped in WideExecutable; nullptr when
   /// there is nothing to widen (the caller compiles `part` itself).
   template <class F>

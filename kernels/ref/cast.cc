@@ -463,7 +463,18 @@ Result<KernelFn> MakeCast(const Node& node) {
   if (node.op != "CastLike" && !node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
   constexpr bool ref64 = std::is_same<T, double>::value;
   TARE_ASSIGN_OR_RETURN(int64_t saturate, node.GetInt("saturate", 1));
-  return KernelFn([saturate](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+  // tare's own attribute, set only on the Casts a fast backend adds around a bfloat16 node
+  // (backends/common/table_backend.h, WidePartition): float32 -> bfloat16 rounds to nearest even,
+  // as an op's bfloat16 output is rounded (runtime/exec/narrow_float.h), not truncated as ONNX
+  // Cast-13's reference does.
+  TARE_ASSIGN_OR_RETURN(int64_t nearest, node.GetInt(kCastRoundNearestEven, 0));
+  return KernelFn([saturate, nearest](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    if (nearest && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kBFloat16) {
+      const float* x = in[0]->as<float>();
+      uint16_t* y = out[0]->as<uint16_t>();
+      for (int64_t i = 0, n = in[0]->numel(); i < n; ++i) y[i] = FloatToBFloat16Nearest(x[i]);
+      return Status::Ok();
+    }
     return CastTensor(*in[0], *out[0], ref64, saturate != 0);
   });
 }

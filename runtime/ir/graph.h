@@ -38,6 +38,12 @@ Attr IntsAttr(std::vector<int64_t> v);
 Attr FloatAttr(float v);
 Attr StrAttr(std::string v);
 
+/// tare's own attribute of a Cast node (int, default 0): 1 makes a float32 -> bfloat16 Cast round
+/// to nearest even instead of truncating (ONNX Cast-13's reference, which tare's Cast follows).
+/// Set only on the Casts a fast backend adds around a bfloat16 node it computes in float32
+/// (backends/common/table_backend.h, WidePartition); the ONNX converter drops it from files.
+inline constexpr const char* kCastRoundNearestEven = "tare.round_nearest_even";
+
 /// A node: one op applied to input values, producing output values.
 struct Node {
   std::string name;    ///< source node name (may be empty in the source; converters fill one in)

@@ -8,6 +8,7 @@
 //   says numeric_limits lowest() and max(), which ONNX Runtime follows; docs/NUMERICS.md).
 //   Relu: np.maximum(x, 0) (ONNX Relu-14): NaN passes, -0 gives +0. Dropout: inference only; optional output mask (bool, all true).
 //   Identity also passes sequences, optionals and string tensors through (Identity-16).
+#include "runtime/ir/float8.h"
 #include "runtime/ops/specs.h"
 
 namespace tare {
@@ -26,7 +27,8 @@ Status InferUnary(InferContext& ctx) {
   // would be misread, so only float32 is accepted for it. Identity and Dropout copy any type.
   const bool copy_any = op == "Identity" || op == "Dropout";
   const bool int_ok = op == "Abs" || op == "Neg" || op == "Relu" || op == "Clip";
-  const bool is_int = x.dtype != DType::kBool && x.dtype != DType::kUndefined && !DTypeIsFloat(x.dtype);
+  const bool is_int = x.dtype != DType::kBool && x.dtype != DType::kUndefined && !DTypeIsFloat(x.dtype) &&
+                      x.dtype != DType::kBFloat16 && !DTypeIsFloat8(x.dtype) && x.dtype != DType::kString;
   if (!(x.dtype == DType::kFloat32 || (int_ok && is_int) || (copy_any && DTypeSize(x.dtype) > 0)))
     return ctx.Error("input type " + DTypeName(x.dtype) + " is not supported");
   if (op == "Clip") {

@@ -442,6 +442,72 @@ void DataMovement(const std::string& backend) {
   }
 }
 
+/// float16 and bfloat16 nodes (WidePartition): claimed, computed in float32 and rounded once to
+/// nearest even, as `ref` does. The sums lie 3/4, 1/4 and exactly 1/2 of a narrow ULP above a
+/// representable value (ties to even), so truncating or skipping the rounding fails; the expected
+/// codes are computed by hand. Then Relu -> Conv -> Add, whose output must equal ref's within one
+/// narrow ULP of the output's largest value (only the float32 summation order differs).
+void NarrowFloats(const std::string& backend) {
+  for (DType t : {DType::kFloat16, DType::kBFloat16}) {
+    CAPTURE(DTypeName(t));
+    const bool half = t == DType::kFloat16;
+    const double q = half ? 1.0 / 1024 : 1.0 / 128;  // the ULP at [1, 2)
+    auto code = [&](double v) { return half ? FloatToHalf(float(v)) : FloatToBFloat16Nearest(float(v)); };
+    auto narrow = [&](const Shape& sh, const std::vector<double>& v) {
+      Tensor x = *Tensor::Alloc(t, sh);
+      for (size_t i = 0; i < v.size(); ++i) x.as<uint16_t>()[i] = code(v[i]);
+      return x;
+    };
+    const std::vector<double> a = {1, 1, 1, 1 + q, -1, 3}, b = {0.75 * q, 0.25 * q, 0.5 * q, 0.5 * q, -0.75 * q, 1.5 * q};
+    const std::vector<double> want = {1 + q, 1, 1, 1 + 2 * q, -1 - q, 3 + 2 * q};
+    G g;
+    const int x = g.Input("a", {6}), y = g.Input("b", {6});
+    const int z = g.Add(NodeOf("Add"), {x, y}, "z");
+    for (int v : {x, y, z}) g.g->values[size_t(v)].dtype = t;
+    g.g->outputs.push_back(z);
+    auto sess = MakeSession(g.g, backend, 1);
+    std::vector<NamedTensor> got = RunS(*sess, {{"a", narrow({6}, a)}, {"b", narrow({6}, b)}});
+    CHECK(PlacementOf(*sess, "z") == backend);
+    REQUIRE(got[0].tensor.dtype == t);
+    for (size_t i = 0; i < want.size(); ++i) {
+      CAPTURE(i);
+      CHECK(got[0].tensor.as<uint16_t>()[i] == code(want[i]));
+    }
+    // Relu -> Conv (weights in the narrow type) -> Add: on the backend, against ref.
+    std::mt19937 rng(77);
+    std::uniform_real_distribution<double> u(-1, 1);
+    auto rand_narrow = [&](const Shape& sh) {
+      int64_t count = 1;
+      for (int64_t d : sh) count *= d;
+      std::vector<double> v(static_cast<size_t>(count));
+      for (double& e : v) e = u(rng);
+      return narrow(sh, v);
+    };
+    G h;
+    const int in = h.Input("x", {1, 4, 5, 5});
+    const int r = h.Add(NodeOf("Relu"), {in}, "r");
+    const int c = h.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                        {r, h.Const("w", rand_narrow({8, 4, 3, 3})), h.Const("bias", rand_narrow({8}))}, "c");
+    const int s2 = h.Add(NodeOf("Add"), {c, h.Const("k", rand_narrow({8, 1, 1}))}, "s");
+    for (int v : {in, r, c, s2}) h.g->values[size_t(v)].dtype = t;
+    h.g->outputs.push_back(s2);
+    const Tensor xin = rand_narrow({1, 4, 5, 5});
+    auto fast = MakeSession(h.g, backend, 1);
+    std::vector<NamedTensor> y1 = RunS(*fast, {{"x", xin}});
+    std::vector<NamedTensor> y0 = RunS(*MakeSession(h.g, "ref", 1), {{"x", xin}});
+    for (const char* n : {"r", "c", "s"}) CHECK(PlacementOf(*fast, n) == backend);
+    double top = 0;
+    for (int64_t i = 0; i < y0[0].tensor.numel(); ++i) top = std::max(top, std::fabs(ReadDouble(y0[0].tensor, i)));
+    int same = 0;
+    for (int64_t i = 0; i < y0[0].tensor.numel(); ++i) {
+      const double d = std::fabs(ReadDouble(y1[0].tensor, i) - ReadDouble(y0[0].tensor, i));
+      CHECK(d <= top * (half ? 1.0 / 1024 : 1.0 / 128));
+      same += d == 0;
+    }
+    CHECK(same >= y0[0].tensor.numel() * 9 / 10);  // mostly bit-identical: the same function
+  }
+}
+
 }  // namespace
 
 #define TARE_BACKEND_SUITE(b)                                                                             \
@@ -484,6 +550,10 @@ void DataMovement(const std::string& backend) {
   TEST_CASE(b " data movement: Flatten, Reshape, Unsqueeze, Concat on every axis (plain and after a conv)") { \
     SkipUnlessAvailable(b);                                                                               \
     DataMovement(b);                                                                                      \
+  }                                                                                                       \
+  TEST_CASE(b " float16 and bfloat16 nodes: computed in float32, rounded once to nearest even (as ref)") { \
+    SkipUnlessAvailable(b);                                                                               \
+    NarrowFloats(b);                                                                                      \
   }
 
 #ifdef TARE_WITH_CPU

@@ -1260,3 +1260,23 @@ spec("test_nan_conv_blocked_max_pool_relu", "Conv", [("x", bx)],
      nodes=[helper.make_node("Conv", ["x", "w", "b"], ["t"], pads=[1, 1, 1, 1]),
             helper.make_node("MaxPool", ["t"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
             helper.make_node("Relu", ["p"], ["y"])])
+
+# ---- bfloat16 on the fast backends (issue 20 item 2: WidePartition) ----------------------------------
+# Each bfloat16 op is computed in float32 and its output rounded once to nearest even. The Add's sums
+# lie 3/4, 1/4 and exactly 1/2 of a bfloat16 ULP above a bfloat16 value (ties go to even), so a
+# truncating rounding fails the case. ONNX Runtime (onnxruntime-node) has no bfloat16 tensors: the
+# expected values come from numpy (BF16 rounds to nearest even).
+q = 2.0 ** -7  # the bfloat16 ULP at [1, 2)
+ba = BF16(np.array([1.0, 1.0, 1.0, 1.0 + q, -1.0, 3.0], np.float32))
+bb = BF16(np.array([0.75 * q, 0.25 * q, 0.5 * q, 0.5 * q, -0.75 * q, 1.5 * q], np.float32))
+case("test_bf16_add_rounding", "Add", [("a", ba), ("b", bb)], opset=14,
+     ref=lambda a, b: BF16(a.astype(np.float32) + b.astype(np.float32)).values)
+bcx, bcw, bcb = BF16(r(1, 3, 6, 6)), BF16(r(8, 3, 3, 3, scale=0.3)), BF16(r(8))
+case("test_bf16_conv_relu", "Conv", [("x", bcx)], opset=13, inits=[("w", bcw), ("b", bcb)],
+     nodes=[helper.make_node("Conv", ["x", "w", "b"], ["t"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["t"], ["y"])],
+     ref=lambda x: BF16(np.maximum(BF16(conv2d(x, bcw.values, bcb.values, 1).astype(np.float32)).values, 0)).values)
+case("test_bf16_max_pool", "MaxPool", [("x", BF16(r(1, 2, 6, 6)))], opset=12,
+     attrs=dict(kernel_shape=[2, 2], strides=[2, 2]), ref=lambda x: BF16(pool2d(x, 2, 2, 0, np.max, 0)).values)
+bgw, bgb = BF16(r(5, 8)), BF16(r(5))
+case("test_bf16_gemm", "Gemm", [("a", BF16(r(3, 8)))], opset=13, inits=[("w", bgw), ("c", bgb)], attrs=dict(transB=1),
+     ref=lambda a: BF16(a.astype(np.float32) @ bgw.values.T + bgb.values).values)
