@@ -181,6 +181,17 @@ Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& pa
   w->slots = slots;
   w->part.live_out = part.live_out;
   std::vector<int> widened(g.values.size(), -1);  // the float32 twin a reader of v reads
+  // A narrow value read only by narrow nodes of this partition (and not live out) is never needed
+  // in its narrow type: its producer's twin is rounded in float32 (a Cast with kCastRoundTo)
+  // and the readers read that, one step instead of a Cast to the narrow type and one back.
+  std::vector<int> inner_reads(g.values.size(), 0);
+  std::vector<char> live(g.values.size(), 0);
+  for (int v : part.live_out) live[size_t(v)] = 1;
+  for (int ni : part.nodes)
+    if (narrow(g.nodes[ni]))
+      for (int v : g.nodes[ni].inputs)
+        if (v >= 0) ++inner_reads[size_t(v)];
+  auto stays_float = [&](int v) { return !live[size_t(v)] && info.readers[size_t(v)] == inner_reads[size_t(v)]; };
   auto twin = [&](int v, const std::string& suffix) -> Result<int> {
     Value val = g.values[v];
     val.name += suffix;
@@ -236,8 +247,16 @@ Result<std::unique_ptr<WidePartition>> Widen(const Graph& g, const Partition& pa
     w->origin.push_back(int(k));
     w->widened.push_back(static_cast<char>(narrow_type));
     for (auto [t, v] : rounds) {
-      w->graph.nodes.push_back(CastNode(n.name + "/round " + g.values[v].name, t, v,
-                                        slots[v].dtype == DType::kBFloat16 ? kOnnxBFloat16 : kOnnxFloat16));
+      const int64_t code = slots[v].dtype == DType::kBFloat16 ? kOnnxBFloat16 : kOnnxFloat16;
+      if (stays_float(v)) {
+        TARE_ASSIGN_OR_RETURN(const int r, twin(v, "/float32 rounded"));
+        Node round = CastNode(n.name + "/round " + g.values[v].name, t, r, kOnnxFloat);
+        round.attrs[kCastRoundTo] = IntAttr(code);
+        w->graph.nodes.push_back(std::move(round));
+        widened[v] = r;
+      } else {
+        w->graph.nodes.push_back(CastNode(n.name + "/round " + g.values[v].name, t, v, code));
+      }
       w->part.nodes.push_back(int(w->graph.nodes.size()) - 1);
       w->origin.push_back(-1);
       w->widened.push_back(0);

@@ -62,6 +62,10 @@ class CpuBackend : public TableBackend<Compiler> {
       c.Begin(p);
       const Node& n = graph.nodes[part.nodes[p]];
       const OpImpl* op = Find(n);
+      if (n.op == "Cast" && n.domain.empty() && n.has(kCastRoundTo) && FloatData(n, slots)) {
+        TARE_RETURN_IF_ERROR(CompileRoundTo(c, n));
+        continue;
+      }
       TARE_RETURN_IF_ERROR(op && FloatData(n, slots) ? op->compile(c, n) : c.CompileRef(n));
     }
     return c.Finish(pool_);

@@ -152,6 +152,45 @@ Status CompileUnary(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+Status CompileRoundTo(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  TARE_ASSIGN_OR_RETURN(int64_t code, n.GetInt(kCastRoundTo, 0));
+  if (count == 0 || (code != 10 && code != 16)) return c.CompileRef(n);
+  const Layout l = Preferred(c, x);  // elementwise: any layout
+  const float* xp = c.In(x, l);
+  float* yp = c.Out(y, l);
+  if (code == 16) {
+    // bfloat16: to nearest even on the float32 bits (NaN kept; beyond the range inf), as
+    // FloatToBFloat16Nearest.
+    Map(c, xp, yp, count, [](float v) {
+      uint32_t b;
+      std::memcpy(&b, &v, sizeof b);
+      if ((b & 0x7fffffffu) > 0x7f800000u) return v;
+      b = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+      std::memcpy(&v, &b, sizeof b);
+      return v;
+    });
+  } else {
+    // float16: XNNPACK's conversions there and back (F16C / NEON), through a private buffer.
+    Result<XnnOp> to = CreateConvert(true), back = CreateConvert(false);
+    if (!to.ok() || !back.ok()) return c.CompileRef(n);
+    xnn_operator* t = c.Keep(std::move(to).value());
+    xnn_operator* b = c.Keep(std::move(back).value());
+    void* half = c.Alloc((count + 1) / 2);
+    pthreadpool* pool = c.pool()->raw();
+    TARE_RETURN_IF_ERROR(SetupConvert(t, true, count, xp, half, pool).With(n.Where()));
+    TARE_RETURN_IF_ERROR(SetupConvert(b, false, count, half, yp, pool).With(n.Where()));
+    const std::string where = n.Where();
+    c.Add([t, b, pool, where] {
+      TARE_RETURN_IF_ERROR(RunXnn(t, pool).With(where));
+      return RunXnn(b, pool).With(where);
+    });
+  }
+  c.Done(y);
+  return Status::Ok();
+}
+
 bool SupportsBatchNorm(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.size() != 5 || !IsF32(g, n.inputs[0])) return false;
   for (size_t i = 1; i < 5; ++i)

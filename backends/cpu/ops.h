@@ -45,6 +45,10 @@ Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count
 /// When the next node is a Relu or a Clip with known bounds and is the only reader of v (not live
 /// out), absorbs it, narrows `cl` and returns its output value; otherwise returns v.
 int FuseClamp(Compiler& c, int v, Clamp* cl);
+/// A float32 -> float32 Cast with tare's kCastRoundTo (runtime/ir/graph.h; only in a WidePartition):
+/// each value rounded to float16 (XNNPACK's conversions) or bfloat16 (to nearest even on the bits)
+/// and kept in float32, in the layout its input is held in.
+Status CompileRoundTo(Compiler& c, const Node& n);
 /// Reads the Clip bounds of n (known min/max inputs; absent = unbounded).
 Clamp ClipBounds(const Compiler& c, const Node& n);
 

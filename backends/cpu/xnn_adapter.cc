@@ -136,6 +136,18 @@ Status SetupUnary(xnn_operator* op, XnnUnary kind, size_t count, const float* x,
   return Status::Error("unknown unary op");
 }
 
+Result<XnnOp> CreateConvert(bool to_half) {
+  xnn_operator_t op = nullptr;
+  const xnn_status s = to_half ? xnn_create_convert_nc_f32_f16(1, 1, 1, 0, &op) : xnn_create_convert_nc_f16_f32(1, 1, 1, 0, &op);
+  return Made(s, op, to_half ? "create_convert_nc_f32_f16" : "create_convert_nc_f16_f32");
+}
+
+Status SetupConvert(xnn_operator* op, bool to_half, size_t count, const void* x, void* y, pthreadpool* pool) {
+  if (to_half)
+    return Check(xnn_setup_convert_nc_f32_f16(op, count, static_cast<const float*>(x), y, pool), "setup_convert_nc_f32_f16");
+  return Check(xnn_setup_convert_nc_f16_f32(op, count, x, static_cast<float*>(y), pool), "setup_convert_nc_f16_f32");
+}
+
 Result<XnnOp> CreateSoftmax(size_t channels) {
   xnn_operator_t op = nullptr;
   xnn_status s = xnn_create_softmax_nc_f32(channels, channels, channels, 0, &op);

@@ -90,6 +90,11 @@ enum class XnnUnary { kSigmoid };
 Result<XnnOp> CreateUnary(XnnUnary kind);
 Status SetupUnary(xnn_operator* op, XnnUnary kind, size_t count, const float* x, float* y, pthreadpool* pool);
 
+/// float32 <-> float16 (IEEE binary16 bit patterns, round to nearest even, beyond 65504 inf) of
+/// `count` contiguous elements.
+Result<XnnOp> CreateConvert(bool to_half);
+Status SetupConvert(xnn_operator* op, bool to_half, size_t count, const void* x, void* y, pthreadpool* pool);
+
 /// Softmax over rows of `channels` contiguous floats.
 Result<XnnOp> CreateSoftmax(size_t channels);
 Status SetupSoftmax(xnn_operator* op, size_t rows, const float* x, float* y, pthreadpool* pool);

@@ -355,6 +355,7 @@ class Converter {
       }
     }
     n.attrs.erase(kCastRoundNearestEven);  // tare's own (runtime/ir/graph.h), never a file's
+    n.attrs.erase(kCastRoundTo);
     if (op == "Concat" && opset_ < 4 && !n.has("axis")) {
       n.attrs["axis"].kind = Attr::Kind::kInt;
       n.attrs["axis"].i = 1;  // Concat-1's default

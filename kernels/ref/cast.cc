@@ -468,7 +468,17 @@ Result<KernelFn> MakeCast(const Node& node) {
   // as an op's bfloat16 output is rounded (runtime/exec/narrow_float.h), not truncated as ONNX
   // Cast-13's reference does.
   TARE_ASSIGN_OR_RETURN(int64_t nearest, node.GetInt(kCastRoundNearestEven, 0));
-  return KernelFn([saturate, nearest](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+  TARE_ASSIGN_OR_RETURN(int64_t round_to, node.GetInt(kCastRoundTo, 0));
+  if (round_to != 0 && round_to != 10 && round_to != 16)
+    return Status::Error(node.Where() + ": " + kCastRoundTo + " must be 10 (float16) or 16 (bfloat16)");
+  return KernelFn([saturate, nearest, round_to](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    if (round_to && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kFloat32) {
+      const float* x = in[0]->as<float>();
+      float* y = out[0]->as<float>();
+      for (int64_t i = 0, n = in[0]->numel(); i < n; ++i)
+        y[i] = round_to == 10 ? HalfToFloat(FloatToHalf(x[i])) : BFloat16ToFloat(FloatToBFloat16Nearest(x[i]));
+      return Status::Ok();
+    }
     if (nearest && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kBFloat16) {
       const float* x = in[0]->as<float>();
       uint16_t* y = out[0]->as<uint16_t>();

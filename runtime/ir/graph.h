@@ -43,6 +43,12 @@ Attr StrAttr(std::string v);
 /// Set only on the Casts a fast backend adds around a bfloat16 node it computes in float32
 /// (backends/common/table_backend.h, WidePartition); the ONNX converter drops it from files.
 inline constexpr const char* kCastRoundNearestEven = "tare.round_nearest_even";
+/// tare's own attribute of a float32 -> float32 Cast (int: 10 float16, 16 bfloat16): the Cast
+/// rounds each value to the nearest value of that type (ties to even, beyond its range inf),
+/// keeping float32 storage: a narrow output rounded and widened again in one step, for the
+/// WidePartition of a fast backend when only its own float32 nodes read the value. Never from a
+/// file (the ONNX converter drops it).
+inline constexpr const char* kCastRoundTo = "tare.round_to";
 
 /// A node: one op applied to input values, producing output values.
 struct Node {
