@@ -115,7 +115,7 @@ Graph WidenTypes(const Graph& g) {
 namespace {
 
 /// A Cast node (ONNX Cast-19: `to` a TensorProto data type code) from value `from` to `to`; to
-/// bfloat16 it rounds to nearest even (kCastRoundNearestEven).
+/// bfloat16 it rounds to nearest even (kCastRoundTo).
 Node CastNode(const std::string& name, int from, int to, int64_t code) {
   Node c;
   c.name = name;
@@ -123,7 +123,7 @@ Node CastNode(const std::string& name, int from, int to, int64_t code) {
   c.inputs = {from};
   c.outputs = {to};
   c.attrs["to"] = IntAttr(code);
-  if (code == 16) c.attrs[kCastRoundNearestEven] = IntAttr(1);
+  if (code == 16) c.attrs[kCastRoundTo] = IntAttr(16);
   return c;
 }
 

@@ -54,7 +54,7 @@ Result<std::function<Status()>> RefStep(const Node& n, std::vector<Tensor> ins, 
 /// docs/NUMERICS.md "float16 and bfloat16"): each such node reads float32 twins of its narrow
 /// inputs (made by a Cast to float just before it, or converted now when known at plan time) and
 /// writes a float32 twin of each narrow output, which a Cast right after it rounds once (to nearest
-/// even; float16 above 65504 is inf; to bfloat16 with kCastRoundNearestEven) into the original
+/// even; float16 above 65504 is inf; to bfloat16 with kCastRoundTo) into the original
 /// value. So the backend's float32 kernels compute what `ref` computes for a narrow node (float32
 /// arithmetic, one rounding per output), and the Casts run on the reference kernel. The file's
 /// graph is not changed: `graph` is a private copy.

@@ -161,16 +161,8 @@ Status CompileRoundTo(Compiler& c, const Node& n) {
   const float* xp = c.In(x, l);
   float* yp = c.Out(y, l);
   if (code == 16) {
-    // bfloat16: to nearest even on the float32 bits (NaN kept; beyond the range inf), as
-    // FloatToBFloat16Nearest.
-    Map(c, xp, yp, count, [](float v) {
-      uint32_t b;
-      std::memcpy(&b, &v, sizeof b);
-      if ((b & 0x7fffffffu) > 0x7f800000u) return v;
-      b = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
-      std::memcpy(&v, &b, sizeof b);
-      return v;
-    });
+    // bfloat16: to nearest even (runtime/ir, inline: the loop vectorizes).
+    Map(c, xp, yp, count, [](float v) { return BFloat16ToFloat(FloatToBFloat16Nearest(v)); });
   } else {
     // float16: XNNPACK's conversions there and back (F16C / NEON), through a private buffer.
     Result<XnnOp> to = CreateConvert(true), back = CreateConvert(false);

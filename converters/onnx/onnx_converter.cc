@@ -354,8 +354,7 @@ class Converter {
         n.inputs[1] = AddAnonymousConstant(n.name, "slope", std::move(t));
       }
     }
-    n.attrs.erase(kCastRoundNearestEven);  // tare's own (runtime/ir/graph.h), never a file's
-    n.attrs.erase(kCastRoundTo);
+    n.attrs.erase(kCastRoundTo);  // tare's own (runtime/ir/graph.h), never a file's
     if (op == "Concat" && opset_ < 4 && !n.has("axis")) {
       n.attrs["axis"].kind = Attr::Kind::kInt;
       n.attrs["axis"].i = 1;  // Concat-1's default

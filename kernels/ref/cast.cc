@@ -463,15 +463,13 @@ Result<KernelFn> MakeCast(const Node& node) {
   if (node.op != "CastLike" && !node.has("to")) return Status::Error(node.Where() + ": attribute 'to' is required");
   constexpr bool ref64 = std::is_same<T, double>::value;
   TARE_ASSIGN_OR_RETURN(int64_t saturate, node.GetInt("saturate", 1));
-  // tare's own attribute, set only on the Casts a fast backend adds around a bfloat16 node
-  // (backends/common/table_backend.h, WidePartition): float32 -> bfloat16 rounds to nearest even,
-  // as an op's bfloat16 output is rounded (runtime/exec/narrow_float.h), not truncated as ONNX
-  // Cast-13's reference does.
-  TARE_ASSIGN_OR_RETURN(int64_t nearest, node.GetInt(kCastRoundNearestEven, 0));
+  // tare's own attribute (runtime/ir/graph.h), set only on the Casts a fast backend adds around a
+  // narrow node (WidePartition): float32 rounded to nearest even, as an op's narrow output is
+  // (runtime/exec/narrow_float.h), kept in float32 or stored as bfloat16.
   TARE_ASSIGN_OR_RETURN(int64_t round_to, node.GetInt(kCastRoundTo, 0));
   if (round_to != 0 && round_to != 10 && round_to != 16)
     return Status::Error(node.Where() + ": " + kCastRoundTo + " must be 10 (float16) or 16 (bfloat16)");
-  return KernelFn([saturate, nearest, round_to](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+  return KernelFn([saturate, round_to](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     if (round_to && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kFloat32) {
       const float* x = in[0]->as<float>();
       float* y = out[0]->as<float>();
@@ -479,7 +477,7 @@ Result<KernelFn> MakeCast(const Node& node) {
         y[i] = round_to == 10 ? HalfToFloat(FloatToHalf(x[i])) : BFloat16ToFloat(FloatToBFloat16Nearest(x[i]));
       return Status::Ok();
     }
-    if (nearest && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kBFloat16) {
+    if (round_to == 16 && in[0]->dtype == DType::kFloat32 && out[0]->dtype == DType::kBFloat16) {
       const float* x = in[0]->as<float>();
       uint16_t* y = out[0]->as<uint16_t>();
       for (int64_t i = 0, n = in[0]->numel(); i < n; ++i) y[i] = FloatToBFloat16Nearest(x[i]);

@@ -38,16 +38,13 @@ Attr IntsAttr(std::vector<int64_t> v);
 Attr FloatAttr(float v);
 Attr StrAttr(std::string v);
 
-/// tare's own attribute of a Cast node (int, default 0): 1 makes a float32 -> bfloat16 Cast round
-/// to nearest even instead of truncating (ONNX Cast-13's reference, which tare's Cast follows).
-/// Set only on the Casts a fast backend adds around a bfloat16 node it computes in float32
-/// (backends/common/table_backend.h, WidePartition); the ONNX converter drops it from files.
-inline constexpr const char* kCastRoundNearestEven = "tare.round_nearest_even";
-/// tare's own attribute of a float32 -> float32 Cast (int: 10 float16, 16 bfloat16): the Cast
-/// rounds each value to the nearest value of that type (ties to even, beyond its range inf),
-/// keeping float32 storage: a narrow output rounded and widened again in one step, for the
-/// WidePartition of a fast backend when only its own float32 nodes read the value. Never from a
-/// file (the ONNX converter drops it).
+/// tare's own attribute of a Cast from float32 (int: 10 float16, 16 bfloat16; default 0, absent):
+/// the Cast rounds each value to the nearest value of that type, ties to even, beyond its range
+/// inf. To that type (`to` = the same code) it is stored narrow: for bfloat16 this rounds where
+/// ONNX Cast-13's reference, which tare's Cast follows, truncates. To float32 (`to` = 1) the
+/// rounded value stays float32: a narrow output rounded and widened again in one step. Set only on
+/// the Casts a fast backend adds around a narrow node it computes in float32 (WidePartition,
+/// backends/common/table_backend.h); the ONNX converter drops it from files.
 inline constexpr const char* kCastRoundTo = "tare.round_to";
 
 /// A node: one op applied to input values, producing output values.

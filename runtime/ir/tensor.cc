@@ -120,25 +120,10 @@ float HalfToFloat(uint16_t h) {
   return sign ? -v : v;
 }
 
-float BFloat16ToFloat(uint16_t h) {
-  uint32_t x = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
 uint16_t FloatToBFloat16(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
   return static_cast<uint16_t>(x >> 16);
-}
-
-uint16_t FloatToBFloat16Nearest(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
-  b += 0x7fffu + ((b >> 16) & 1u);  // a carry into the exponent rounds up correctly (to inf at the top)
-  return static_cast<uint16_t>(b >> 16);
 }
 
 uint16_t FloatToHalf(float f) {

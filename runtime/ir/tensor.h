@@ -2,6 +2,7 @@
 // storage (a heap block, the session arena or the mmapped model file).
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,9 +84,21 @@ std::string TypeStr(const Tensor& t);
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
 /// bfloat16 (the upper 16 bits of a float32) <-> float. FloatToBFloat16 truncates (NaN stays NaN).
-float BFloat16ToFloat(uint16_t h);
+/// Inline: the cpu backend's elementwise rounding loops call them per element.
+inline float BFloat16ToFloat(uint16_t h) {
+  const uint32_t x = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
 uint16_t FloatToBFloat16(float f);
 /// The bfloat16 nearest to f, ties to even (NaN stays NaN, a carry past the largest value gives inf).
-uint16_t FloatToBFloat16Nearest(float f);
+inline uint16_t FloatToBFloat16Nearest(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((b >> 16) | 0x40);
+  b += 0x7fffu + ((b >> 16) & 1u);  // a carry into the exponent rounds up correctly (to inf at the top)
+  return static_cast<uint16_t>(b >> 16);
+}
 
 }  // namespace tare
