@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +30,14 @@ struct SessionOptions {
   /// nothing else changes; with neither set, nothing is paid.
   bool trace_all = false;
   std::vector<std::string> trace;
+  /// Pins (`tare run --pin NODE=BACKEND`): each named node of the top-level graph runs on the named
+  /// backend instead of the first in `backends` that supports it; a pinned backend not in
+  /// `backends` is created for its pinned nodes only. Session::Create's errors: no node of that
+  /// name, a node pinned to two backends, a backend of another precision than `backends` (ref64
+  /// with ref), a backend that does not run the node (its reason, Backend::Declines, when it gives
+  /// one). Nodes the session evaluates in dynamic mode (shapes known only at run time) run on the
+  /// reference kernels, pinned or not.
+  std::vector<std::pair<std::string, std::string>> pins;
 };
 
 /// A contiguous run of nodes (indices into Graph::nodes) assigned to one backend.
@@ -100,5 +109,10 @@ class Backend {
 Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name);
 /// Names of the backends built into this binary.
 std::vector<std::string> AvailableBackends();
+/// Makes `factory` the backend called `name` in this process (CreateBackend returns what it
+/// makes; AvailableBackends does not list it): for tests, e.g. a backend that perturbs one op so
+/// that `tare compare --bisect` has a planted kernel error to find. Errors: an empty name, or one
+/// already taken (a built-in backend or an earlier registration).
+Status RegisterBackend(const std::string& name, std::function<std::unique_ptr<Backend>()> factory);
 
 }  // namespace tare

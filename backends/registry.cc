@@ -1,6 +1,9 @@
 // The backends built into this binary: CreateBackend / AvailableBackends (backends/backend.h).
 #include "backends/backend.h"
 
+#include <algorithm>
+#include <map>
+
 #ifdef TARE_WITH_CPU
 #include "backends/cpu/cpu_backend.h"
 #endif
@@ -30,7 +33,25 @@ std::vector<std::string> AvailableBackends() {
   return names;
 }
 
+namespace {
+std::map<std::string, std::function<std::unique_ptr<Backend>()>>& Registered() {
+  static std::map<std::string, std::function<std::unique_ptr<Backend>()>> r;
+  return r;
+}
+}  // namespace
+
+Status RegisterBackend(const std::string& name, std::function<std::unique_ptr<Backend>()> factory) {
+  if (name.empty() || !factory) return Status::Error(StatusCode::kInvalidArgument, "a registered backend needs a name and a factory");
+  const std::vector<std::string> built = AvailableBackends();
+  if (std::find(built.begin(), built.end(), name) != built.end() || name == "cpu" || name == "onednn" || name == "vulkan" ||
+      Registered().count(name))
+    return Status::Error(StatusCode::kInvalidArgument, "backend '" + name + "' already exists");
+  Registered()[name] = std::move(factory);
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Backend>> CreateBackend(const std::string& name) {
+  if (auto it = Registered().find(name); it != Registered().end()) return it->second();
   if (name == "ref") return CreateRefBackend(DType::kFloat32);
   if (name == "ref64") return CreateRefBackend(DType::kFloat64);
 #ifdef TARE_WITH_CPU

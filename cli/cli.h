@@ -34,6 +34,10 @@ struct CompareArgs {
   std::string dataset;  ///< fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): data-set mode
   int64_t limit = 0;    ///< data-set items to use (0: all)
   std::string from;     ///< source format of the models when not .tare (LoadAnyModel)
+  bool layers = false;       ///< print every node's row (chained and isolated), not only the summary
+  bool no_isolated = false;  ///< skip isolated mode (each node alone on ref64's inputs)
+  std::string bisect;        ///< DIR: bisect every backend beyond `bisect_threshold`, reproducers in DIR
+  double bisect_threshold = 1e-5;  ///< rel L2 of the outputs against ref64 above which a backend is bisected
 };
 /// Runs `tare compare`; returns the exit status.
 int CmdCompare(const CompareArgs& args);

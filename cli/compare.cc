@@ -17,6 +17,7 @@
 #include "compare/report.h"
 #include "converters/load_any.h"
 #include "converters/onnx/onnx_converter.h"
+#include "converters/onnx/onnx_writer.h"
 
 namespace fs = std::filesystem;
 using namespace tare;
@@ -165,38 +166,213 @@ Status CheckArgs(const CompareArgs& args) {
   TARE_RETURN_IF_ERROR(CheckCompareOptions(args.models.size(), args.backends, args.threshold));
   if (args.limit < 0) return Status::Error("--limit must be >= 0 (0: every item)");
   if (args.limit > 0 && args.dataset.empty()) return Status::Error("--limit applies to --dataset only");
+  if (!(args.bisect_threshold > 0) || !std::isfinite(args.bisect_threshold))
+    return Status::Error("--bisect-threshold must be a positive number");
+  if (!args.dataset.empty() && (!args.bisect.empty() || args.layers || args.no_isolated))
+    return Status::Error("--bisect, --layers and --no-isolated apply to single-input mode, not to --dataset");
+  if (!args.bisect.empty()) {
+    std::error_code ec;
+    const fs::path d(args.bisect);
+    if (fs::exists(d, ec) && !fs::is_directory(d, ec)) return Status::Error("--bisect '" + args.bisect + "' exists and is not a directory");
+    const fs::path parent = fs::absolute(d, ec).parent_path();
+    if (!fs::exists(d, ec) && !fs::is_directory(parent, ec))
+      return Status::Error("--bisect '" + args.bisect + "': its parent directory does not exist");
+  }
   return CheckOutputPaths(args);
 }
 
-// Loads model `mi` and its inputs, then runs it on every backend (RunForComparison).
+// Loads model `mi` and its inputs (into `*inputs`), then runs it on every backend with every layer
+// traced (RunForComparison).
 Result<ModelRuns> LoadAndRun(const CompareArgs& args, size_t mi, const std::string& label, std::vector<Framework> frameworks,
-                             size_t* traced_bytes) {
+                             size_t* traced_bytes, std::vector<NamedTensor>* inputs) {
   TARE_ASSIGN_OR_RETURN(std::shared_ptr<Model> model, LoadAnyModel(args.models[mi], args.from));
-  Result<std::vector<NamedTensor>> inputs = BindInputs(model->graph, args.inputs);
-  if (!inputs.ok()) return Status::Error(label + ": " + inputs.status().message());
-  return RunForComparison(std::move(model), label, *inputs, args.backends, std::move(frameworks), traced_bytes);
+  Result<std::vector<NamedTensor>> bound = BindInputs(model->graph, args.inputs);
+  if (!bound.ok()) return Status::Error(label + ": " + bound.status().message());
+  *inputs = *bound;
+  return RunForComparison(std::move(model), label, *inputs, args.backends, std::move(frameworks), traced_bytes, true);
 }
 
-// Prints a model's rows of the runs table and its noise floor line; the error of SummarizeModel
-// after the rows computed before it.
-Status PrintSummary(ModelRuns* mr, ModelSummary* s) {
-  const Status st = SummarizeModel(mr, s);
-  auto row = [](const std::string& name, const Metrics& m) {
-    std::printf("%-28s %-10s %-12.3e %-12.3e %-12.9f %-10llu\n", name.c_str(), "ref64", m.rel_l2, m.max_abs, m.cosine,
-                static_cast<unsigned long long>(m.max_ulp));
-  };
-  for (const VsRef64& r : s->runs) row(mr->label + " " + r.name, r.metrics);
-  for (const VsRef64& f : s->frameworks) row(mr->label + " " + f.name, f.metrics);
-  TARE_RETURN_IF_ERROR(st);
-  if (s->floor_measured && s->quantized) {
-    std::printf("quantization error of %s: rel L2 %.3e (tare's integer kernels against the float truth on ref64)\n",
-                mr->label.c_str(), s->floor);
-  } else if (s->floor_measured) {
-    std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", mr->label.c_str(), s->floor);
-  } else {
-    std::printf("kernel noise floor of %s: not measured (no backend besides ref64)\n", mr->label.c_str());
+std::string Sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
+}
+
+// Prints `rows` with each column as wide as its widest cell (the last column unpadded).
+void PrintTable(const std::vector<std::vector<std::string>>& rows, const char* indent = "") {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (w.size() <= c) w.push_back(0);
+      w[c] = std::max(w[c], r[c].size());
+    }
+  for (const auto& r : rows) {
+    std::string line = indent;
+    for (size_t c = 0; c < r.size(); ++c) {
+      line += r[c];
+      if (c + 1 < r.size()) line += std::string(w[c] - r[c].size() + 2, ' ');
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+// The runs table's row of one run or framework against ref64.
+std::vector<std::string> RunRow(const std::string& name, const VsRef64& r) {
+  char cos[32];
+  std::snprintf(cos, sizeof cos, "%.9f", r.metrics.cosine);
+  return {name, "ref64", Sci(r.metrics.rel_l2), Sci(r.metrics.max_abs), cos, std::to_string(r.metrics.max_ulp), r.worst_output};
+}
+
+// Summarizes every model (SummarizeModel) and prints the runs table, then each model's noise floor
+// line; on an error, the rows computed before it.
+Status PrintSummaries(std::vector<ModelRuns>* all, std::vector<ModelSummary>* summaries) {
+  std::vector<std::vector<std::string>> rows = {{"model / run", "vs", "rel_l2", "max_abs", "cosine", "max_ulp", "worst output"}};
+  for (size_t mi = 0; mi < all->size(); ++mi) {
+    ModelRuns& mr = (*all)[mi];
+    ModelSummary& s = (*summaries)[mi];
+    const Status st = SummarizeModel(&mr, &s);
+    for (const VsRef64& r : s.runs) rows.push_back(RunRow(mr.label + " " + r.name, r));
+    for (const VsRef64& f : s.frameworks) rows.push_back(RunRow(mr.label + " " + f.name, f));
+    if (!st.ok()) {
+      PrintTable(rows);
+      return st;
+    }
+  }
+  PrintTable(rows);
+  for (size_t mi = 0; mi < all->size(); ++mi) {
+    const ModelSummary& s = (*summaries)[mi];
+    const char* label = (*all)[mi].label.c_str();
+    if (s.floor_measured && s.quantized) {
+      std::printf("quantization error of %s: rel L2 %.3e (tare's integer kernels against the float truth on ref64)\n", label, s.floor);
+    } else if (s.floor_measured) {
+      std::printf("kernel noise floor of %s: rel L2 %.3e (tare's backends against ref64)\n", label, s.floor);
+    } else {
+      std::printf("kernel noise floor of %s: not measured (no backend besides ref64)\n", label);
+    }
   }
   return Status::Ok();
+}
+
+// "node 'n' (Op)".
+std::string NodeRef(const NodeDistance& d) { return "node '" + d.name + "' (" + d.op + ")"; }
+
+// One backend's layers: the summary line, a line per node over budget in isolated mode (a kernel
+// bug) and, with --layers, every node's row.
+void PrintLayers(const std::string& label, const BackendLayers& l, bool every_node) {
+  const NodeDistance* worst = nullptr;
+  int not_isolated = 0;
+  std::string why_not;
+  for (const NodeDistance& d : l.nodes) {
+    if (d.chained && (!worst || d.chained->rel_l2 > worst->chained->rel_l2 || std::isnan(d.chained->rel_l2))) worst = &d;
+    if (!d.isolated || !d.isolated->evaluated) {
+      ++not_isolated;
+      if (why_not.empty()) why_not = NodeRef(d) + ": " + (d.isolated ? d.isolated->why : d.isolated_error);
+    }
+  }
+  std::string line = "layers of " + label + " on " + l.backend + ": " + std::to_string(l.nodes.size()) + " nodes; chained: ";
+  line += worst ? "worst rel L2 " + Sci(worst->chained->rel_l2) + " at " + NodeRef(*worst) : "nothing compared";
+  line += "; isolated: " + std::to_string(l.isolated - l.over_budget) + " of " + std::to_string(l.isolated) + " nodes within budget";
+  if (l.isolated) line += ", worst " + Sci(l.worst_ratio) + " of its budget at node '" + l.worst_node + "'";
+  if (not_isolated) line += "; " + std::to_string(not_isolated) + " not checked (first: " + why_not + ")";
+  std::printf("%s\n", line.c_str());
+  for (const NodeDistance& d : l.nodes)
+    if (d.isolated && d.isolated->evaluated && d.isolated->ratio > 1)
+      std::printf("kernel bug: %s on %s: %s is %s times its error budget alone on ref64's inputs (output '%s', element %lld, K %g; ran on %s)\n",
+                  label.c_str(), l.backend.c_str(), NodeRef(d).c_str(), Sci(d.isolated->ratio).c_str(), d.isolated->worst_output.c_str(),
+                  static_cast<long long>(d.isolated->worst_index), d.isolated->k, d.isolated_placement.c_str());
+  if (!every_node) return;
+  std::vector<std::vector<std::string>> rows = {{"node", "op", "ran on", "chained rel_l2", "chained max_abs", "isolated / budget"}};
+  for (const NodeDistance& d : l.nodes) {
+    std::string iso = d.isolated && d.isolated->evaluated ? Sci(d.isolated->ratio) : "-";
+    rows.push_back({d.name, d.op, d.placement, d.chained ? Sci(d.chained->rel_l2) : "-", d.chained ? Sci(d.chained->max_abs) : "-", iso});
+  }
+  PrintTable(rows, "  ");
+}
+
+// A folder under `dir` for a reproducer that no earlier one uses (NAME, NAME.2, NAME.3, ...).
+std::string FreshFolder(const std::string& dir, const std::string& name) {
+  std::string p = (fs::path(dir) / name).string();
+  for (int i = 2; fs::exists(p); ++i) p = (fs::path(dir) / (name + "." + std::to_string(i))).string();
+  return p;
+}
+
+// The default-domain opset of the model's source file (0 when not an ONNX file).
+int64_t SourceOpset(const Model& m) {
+  for (const auto& [domain, version] : m.provenance.opset_imports)
+    if (domain.empty() || domain == "ai.onnx") return version;
+  return 0;
+}
+
+// Writes a bisection's reproducer: FOLDER/model.tare, model.onnx (when ONNX can hold the node),
+// inputs/<name>.npy, and the node's outputs on ref64 and on the backend (ref64/, BACKEND/).
+// Returns the folder; notes what could not be written in `*notes`.
+Result<std::string> WriteReproducer(const std::string& dir, const std::string& label, const Bisection& b, const Model& source,
+                                    std::vector<std::string>* notes) {
+  const OneNodeModel& rep = *b.reproducer;
+  const std::string folder = FreshFolder(dir, SafeName(label) + "." + b.backend + "." + SafeName(b.name));
+  std::error_code ec;
+  fs::create_directories(fs::path(folder) / "inputs", ec);
+  if (ec) return Status::Error("cannot create " + folder + ": " + ec.message());
+  Model m;
+  m.graph = *rep.graph;
+  m.provenance = source.provenance;
+  TARE_RETURN_IF_ERROR(SaveModel(m, (fs::path(folder) / "model.tare").string()));
+  if (Status st = WriteOnnxModel(*rep.graph, (fs::path(folder) / "model.onnx").string(), SourceOpset(source)); !st.ok())
+    notes->push_back("no model.onnx: " + st.message());
+  for (const NamedTensor& in : rep.inputs) {
+    if (in.tensor.dtype == DType::kString) {
+      notes->push_back("input '" + in.name + "' is a string tensor: not written as .npy");
+      continue;
+    }
+    TARE_RETURN_IF_ERROR(WriteNpy((fs::path(folder) / "inputs" / (SafeName(in.name) + ".npy")).string(), in.tensor));
+  }
+  for (const std::string& backend : {std::string("ref64"), b.backend}) {
+    SessionOptions o;
+    o.backends = {backend};
+    TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Create(rep.graph, o));
+    std::vector<NamedTensor> out;
+    TARE_RETURN_IF_ERROR(s->Run(rep.inputs, &out));
+    fs::create_directories(fs::path(folder) / backend, ec);
+    for (const NamedTensor& t : out)
+      if (t.tensor.is_tensor() && t.tensor.dtype != DType::kString)
+        TARE_RETURN_IF_ERROR(WriteNpy((fs::path(folder) / backend / (SafeName(t.name) + ".npy")).string(), t.tensor));
+  }
+  return folder;
+}
+
+// Layers of every backend of one model (chained, then isolated unless --no-isolated), printed;
+// with --bisect, each backend bisected and its reproducer written. Returns the model's JSON
+// `layers` and `bisections`.
+Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const ModelSummary& s, const std::vector<NamedTensor>& inputs) {
+  const Graph& g = mr.model->graph;
+  const BackendRun& r64 = mr.runs[0];
+  json out = {{"layers", json::array()}, {"bisections", json::array()}};
+  for (size_t i = 1; i < mr.runs.size(); ++i) {
+    const BackendRun& r = mr.runs[i];
+    BackendLayers l = ChainedLayers(g, r.backend, r.values, r.placement, r64.values);
+    if (args.no_isolated) {
+      for (NodeDistance& d : l.nodes) d.isolated_error = "not run (--no-isolated)";
+    } else if (s.quantized) {
+      for (NodeDistance& d : l.nodes) d.isolated_error = "not run: a quantized model (its integer ops take codes, ref64 real values)";
+    } else {
+      IsolateNodes(g, r64.values, r.values, KnownValues(g, r.placement), &l);
+    }
+    PrintLayers(mr.label, l, args.layers);
+    out["layers"].push_back(LayersJson(l));
+    if (args.bisect.empty()) continue;
+    TARE_ASSIGN_OR_RETURN(Bisection b, BisectBackend(mr.model, r.backend, inputs, r64.outputs, r64.values, r.placement, r.values,
+                                                     args.bisect_threshold));
+    std::printf("bisect %s on %s\n", mr.label.c_str(), b.text.c_str());
+    std::string folder;
+    if (b.verdict == "found" && b.reproducer) {
+      std::vector<std::string> notes;
+      TARE_ASSIGN_OR_RETURN(folder, WriteReproducer(args.bisect, mr.label, b, *mr.model, &notes));
+      std::printf("  reproducer: %s (model.onnx, model.tare, inputs/, ref64/ and %s/ outputs)\n", folder.c_str(), b.backend.c_str());
+      for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
+    }
+    out["bisections"].push_back(BisectionJson(b, folder));
+  }
+  return out;
 }
 
 }  // namespace
@@ -208,19 +384,26 @@ int CmdCompare(const CompareArgs& args) {
   if (!fws.ok()) return Fail(fws.status().message());
   const std::vector<std::string> labels = ModelLabels(args.models);
   std::vector<ModelRuns> all;
+  std::vector<std::vector<NamedTensor>> inputs(args.models.size());
   size_t traced_bytes = 0;
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
-    Result<ModelRuns> mr = LoadAndRun(args, mi, labels[mi], std::move((*fws)[mi]), &traced_bytes);
+    Result<ModelRuns> mr = LoadAndRun(args, mi, labels[mi], std::move((*fws)[mi]), &traced_bytes, &inputs[mi]);
     if (!mr.ok()) return Fail(mr.status().message());
     all.push_back(std::move(mr).value());
   }
-  std::printf("%-28s %-10s %-12s %-12s %-12s %-10s\n", "model / run", "vs", "rel_l2", "max_abs", "cosine", "max_ulp");
   std::vector<ModelSummary> summaries(all.size());
-  for (size_t mi = 0; mi < all.size(); ++mi)
-    if (Status st = PrintSummary(&all[mi], &summaries[mi]); !st.ok()) return Fail(st.message());
+  if (Status st = PrintSummaries(&all, &summaries); !st.ok()) return Fail(st.message());
+  std::vector<json> layers;
+  for (size_t mi = 0; mi < all.size(); ++mi) {
+    Result<json> l = CompareLayers(args, all[mi], summaries[mi], inputs[mi]);
+    if (!l.ok()) return Fail(l.status().message());
+    layers.push_back(std::move(l).value());
+  }
   const std::vector<PairVerdict> verdicts = JudgeAll(all, summaries, args.threshold);
   for (const PairVerdict& v : verdicts) std::printf("%s\n", v.text.c_str());
-  if (Status st = WriteReports(args, CompareReport(args.threshold, summaries, verdicts), CompareHtml); !st.ok()) return Fail(st.message());
+  json report = CompareReport(args.threshold, summaries, verdicts);
+  for (size_t mi = 0; mi < layers.size(); ++mi) report["models"][mi].update(layers[mi]);
+  if (Status st = WriteReports(args, report, CompareHtml); !st.ok()) return Fail(st.message());
   return 0;
 }
 

@@ -153,7 +153,7 @@ Status CheckReplaceable(const std::string& path, const std::vector<std::string>&
 
 int CmdRun(const std::string& model_path, const std::string& from, const std::vector<std::string>& backends,
            int threads, const std::vector<std::string>& input_args, const std::string& out_dir, bool explain,
-           const std::string& trace_dir) {
+           const std::string& trace_dir, const std::vector<std::string>& pin_args) {
   Result<std::shared_ptr<Model>> m = LoadAnyModel(model_path, from);
   if (!m.ok()) return Fail(m.status().message());
   std::shared_ptr<Model> model = *m;
@@ -161,6 +161,12 @@ int CmdRun(const std::string& model_path, const std::string& from, const std::ve
   opts.backends = backends;
   opts.threads = threads;
   opts.trace_all = !trace_dir.empty();
+  // --pin NODE=BACKEND (the last '=' splits: node names may hold one, backend names do not).
+  for (const std::string& p : pin_args) {
+    const size_t eq = p.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size()) return Fail("--pin must be NODE=BACKEND, got '" + p + "'");
+    opts.pins.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+  }
   std::shared_ptr<const Graph> graph(model, &model->graph);
   Result<std::unique_ptr<Session>> sr = Session::Create(graph, opts);
   if (!sr.ok()) return Fail(sr.status().message());
@@ -407,7 +413,7 @@ int main(int argc, char** argv) {
   convert->add_option("--from", from, "source format: onnx or tflite (default: from the extension)");
 
   std::string run_model, out_dir, trace_dir, backend = "ref";
-  std::vector<std::string> input_args;
+  std::vector<std::string> input_args, pin_args;
   int threads = 1;
   bool explain = false;
   auto* run = app.add_subcommand("run", "run a model on inputs and write its outputs as .npy");
@@ -421,6 +427,9 @@ int main(int argc, char** argv) {
   run->add_option("--from", from, "source format when MODEL is not .tare");
   run->add_flag("--explain", explain, "print which backend ran each node (and how, where the backend says: oneDNN's implementation)");
   run->add_option("--trace-dir", trace_dir, "also write every node's output as DIR/<tensor name>.npy");
+  run->add_option("--pin", pin_args,
+                  "NODE=BACKEND: run that node on that backend (of the same precision as --backend), repeatable; "
+                  "--explain shows where each node ran");
 
   std::string inspect_model;
   auto* inspect = app.add_subcommand("inspect", "print a model's provenance, inputs, outputs and ops");
@@ -442,6 +451,12 @@ int main(int argc, char** argv) {
   compare->add_option("--limit", cmp.limit, "use the first N data-set items (0: all)");
   compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx, tflite)");
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
+  compare->add_flag("--layers", cmp.layers, "print every node of every backend against ref64 (chained and isolated), not only the summary");
+  compare->add_flag("--no-isolated", cmp.no_isolated, "skip isolated mode (each node run alone on ref64's inputs against its error budget)");
+  compare->add_option("--bisect", cmp.bisect,
+                      "DIR: for each backend whose outputs differ from ref64 beyond --bisect-threshold, find the first node "
+                      "responsible and write a one-node reproducer (.onnx, .tare, .npy) under DIR");
+  compare->add_option("--bisect-threshold", cmp.bisect_threshold, "relative L2 of the outputs against ref64 that --bisect looks for (default 1e-5)");
 
   BenchArgs bench_args;
   std::string bench_backend = "ref";
@@ -476,7 +491,7 @@ int main(int argc, char** argv) {
     if (*run) {
       std::vector<std::string> backends = SplitList(backend);
       if (backends.empty()) return Fail("--backend is empty");
-      return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain, trace_dir);
+      return CmdRun(run_model, from, backends, threads, input_args, out_dir, explain, trace_dir, pin_args);
     }
     if (*inspect) return CmdInspect(inspect_model, from);
     if (*compare) {

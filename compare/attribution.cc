@@ -95,11 +95,14 @@ Result<BackendRun> RunModel(const std::shared_ptr<Model>& model, const std::stri
   if (trace) {
     std::vector<TraceEntry> t = s->Trace();
     for (TraceEntry& e : t) TARE_RETURN_IF_ERROR(ToReal(quant, e.value, &e.tensor));
-    for (const TraceEntry& e : t) *traced_bytes += e.tensor.nbytes();
+    for (const TraceEntry& e : t) *traced_bytes += e.tensor.is_tensor() ? e.tensor.nbytes() : 0;
     if (*traced_bytes > TraceBudget())
       return Status::Error("the traced layers need " + std::to_string(*traced_bytes >> 20) + " MiB, over half of this machine's memory (" +
                            std::to_string(TraceBudget() >> 20) + " MiB): compare a smaller batch");
     r.layers = TracedLayers(model->graph, t);
+    for (const NamedTensor& in : inputs) r.values[in.name] = in.tensor;
+    for (const TraceEntry& e : t) r.values[e.value] = e.tensor;
+    r.placement = s->Placement();
   }
   return r;
 }
@@ -168,14 +171,15 @@ Result<std::vector<std::vector<Framework>>> AssignFrameworks(const std::vector<s
 }
 
 Result<ModelRuns> RunForComparison(std::shared_ptr<Model> model, const std::string& label, const std::vector<NamedTensor>& inputs,
-                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes) {
+                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes,
+                                   bool trace_all) {
   if (backends.empty()) return Status::Error(StatusCode::kInvalidArgument, label + ": no backend to run");
   ModelRuns mr;
   mr.label = label;
   mr.model = std::move(model);
   for (const std::string& backend : backends) {
-    // Only ref64's layers are compared across models: the other backends' runs are not traced.
-    Result<BackendRun> r = RunModel(mr.model, backend, inputs, mr.runs.empty(), traced_bytes);
+    // ref64's layers are compared across models, every backend's with ref64's (trace_all).
+    Result<BackendRun> r = RunModel(mr.model, backend, inputs, mr.runs.empty() || trace_all, traced_bytes);
     if (!r.ok()) return r.status().With(label + " on " + backend);
     mr.runs.push_back(std::move(r).value());
   }

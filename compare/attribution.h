@@ -32,6 +32,10 @@ struct BackendRun {
   std::string backend;
   std::vector<NamedTensor> outputs;
   std::vector<Layer> layers;  ///< empty when the run was not traced
+  /// When traced: the run's inputs and every traced value by tensor name (quantized codes as real
+  /// values), and Session::Placement.
+  std::map<std::string, Tensor> values;
+  std::vector<std::pair<std::string, std::string>> placement;
 };
 
 /// A framework's own outputs for one model (`--expect LABEL=DIR`).
@@ -45,7 +49,7 @@ struct Framework {
 struct ModelRuns {
   std::string label;
   std::shared_ptr<Model> model;
-  std::vector<BackendRun> runs;  ///< one per backend, ref64 first (the only traced one)
+  std::vector<BackendRun> runs;  ///< one per backend, ref64 first
   std::vector<Framework> frameworks;
   double floor = 0;  ///< kernel noise floor: worst rel L2 of tare's other backends against ref64 (SummarizeModel; a NaN distance does not raise it)
 };
@@ -97,14 +101,16 @@ Result<std::vector<std::vector<Framework>>> AssignFrameworks(const std::vector<s
                                                              std::vector<std::pair<size_t, Framework>> frameworks);
 
 /// Single-input mode for one model whose inputs are bound: runs `model` with `inputs` on each of
-/// `backends` in order (ref64 first: only that run is traced, RunModel; its bytes are added to
-/// `*traced_bytes`, shared by all models of the comparison), then reads each of `frameworks`'
+/// `backends` in order (ref64 first; every run traced when `trace_all` is set, else ref64's only,
+/// RunModel; their bytes are added to `*traced_bytes`, shared by all models of the comparison),
+/// then reads each of `frameworks`'
 /// outputs from its `dir` (`<SafeName(output)>.npy` for each output of the ref64 run,
 /// ReadFrameworkOutputs). The result's `label` is `label`; `floor` is set later by SummarizeModel.
 /// Errors: RunModel's prefixed "LABEL on BACKEND: ", QuantByName's prefixed "LABEL: ",
 /// ReadFrameworkOutputs's.
 Result<ModelRuns> RunForComparison(std::shared_ptr<Model> model, const std::string& label, const std::vector<NamedTensor>& inputs,
-                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes);
+                                   const std::vector<std::string>& backends, std::vector<Framework> frameworks, size_t* traced_bytes,
+                                   bool trace_all = false);
 
 /// The worst (largest rel L2, NaN first) comparison of `a` with `b`, outputs matched by position;
 /// `*which` gets the worst output's name in `a`. Errors: different output counts, an output pair

@@ -144,8 +144,59 @@ json PairJson(const PairVerdict& v) {
   return jp;
 }
 
+json LayersJson(const BackendLayers& l) {
+  json jl = {{"backend", l.backend},       {"isolated_nodes", l.isolated}, {"over_budget", l.over_budget},
+             {"worst_ratio", JsonNumber(l.worst_ratio)}, {"worst_node", l.worst_node}, {"nodes", json::array()}};
+  for (const NodeDistance& d : l.nodes) {
+    json jn = {{"index", d.node}, {"node", d.name}, {"op", d.op}, {"tensor", d.value}, {"placement", d.placement}};
+    jn["chained"] = d.chained ? MetricsJson(*d.chained) : json(nullptr);
+    jn["chained_error"] = d.chained_error;
+    if (d.isolated && d.isolated->evaluated) {
+      jn["isolated"] = {{"ratio", JsonNumber(d.isolated->ratio)},   {"k", d.isolated->k},
+                        {"units", d.isolated->units},               {"worst_output", d.isolated->worst_output},
+                        {"worst_index", d.isolated->worst_index},   {"placement", d.isolated_placement},
+                        {"metrics", d.isolated_metrics ? MetricsJson(*d.isolated_metrics) : json(nullptr)}};
+      jn["isolated_error"] = "";
+    } else {
+      jn["isolated"] = nullptr;
+      jn["isolated_error"] = d.isolated ? d.isolated->why : d.isolated_error;
+    }
+    jl["nodes"].push_back(jn);
+  }
+  return jl;
+}
+
+json BisectionJson(const Bisection& b, const std::string& reproducer) {
+  json jb = {{"backend", b.backend},
+             {"reference", b.reference},
+             {"threshold_rel_l2", b.threshold},
+             {"verdict", b.verdict},
+             {"text", b.text},
+             {"candidates", b.candidates},
+             {"probes", b.probes},
+             {"backend_vs_ref64", MetricsJson(b.backend_vs_ref64)},
+             {"reference_vs_ref64", MetricsJson(b.reference_vs_ref64)}};
+  if (b.verdict != "found") return jb;
+  json shapes = json::array();
+  for (const Shape& s : b.input_shapes) shapes.push_back(s);
+  jb.update({{"node", b.name},
+             {"op", b.op},
+             {"index", b.node},
+             {"attributes", b.attributes},
+             {"input_shapes", shapes},
+             {"with_node", MetricsJson(b.with_node)},
+             {"before_node", MetricsJson(b.before_node)},
+             {"isolated_ratio", b.isolated && b.isolated->evaluated ? JsonNumber(b.isolated->ratio) : json(nullptr)},
+             {"reproducer", reproducer}});
+  return jb;
+}
+
 json CompareReport(double threshold, const std::vector<ModelSummary>& models, const std::vector<PairVerdict>& pairs) {
-  json report = {{"threshold_rel_l2", threshold}, {"models", json::array()}, {"pairs", json::array()}};
+  json report = {{"schema_version", kReportSchemaVersion},
+                 {"kind", "single-input"},
+                 {"threshold_rel_l2", threshold},
+                 {"models", json::array()},
+                 {"pairs", json::array()}};
   for (const ModelSummary& s : models) report["models"].push_back(ModelJson(s));
   for (const PairVerdict& v : pairs) report["pairs"].push_back(PairJson(v));
   return report;
@@ -153,7 +204,8 @@ json CompareReport(double threshold, const std::vector<ModelSummary>& models, co
 
 json DataSetReport(int64_t n, double threshold, const std::vector<DsModel>& models, const std::vector<RunPred>& runs,
                    const std::vector<Accuracy>& accuracy, const std::vector<PairFlips>& pairs) {
-  json report = {{"items", n}, {"threshold_rel_l2", threshold}, {"runs", json::array()}, {"pairs", json::array()}};
+  json report = {{"schema_version", kReportSchemaVersion}, {"kind", "dataset"}, {"items", n}, {"threshold_rel_l2", threshold},
+                 {"runs", json::array()}, {"pairs", json::array()}};
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunPred& r = runs[i];
     report["runs"].push_back({{"run", r.label}, {"model", models[r.model].label}, {"kind", r.kind}, {"accuracy", accuracy[i].accuracy},

@@ -9,9 +9,14 @@
 
 #include "compare/attribution.h"
 #include "compare/dataset.h"
+#include "compare/layers.h"
 #include "compare/metrics.h"
 
 namespace tare {
+
+/// The `schema_version` of both JSON reports (docs/COMPARE.md): raised when a field changes
+/// meaning or goes away; new fields may appear without it.
+inline constexpr int kReportSchemaVersion = 1;
 
 /// `v` as a JSON number, or "nan", "inf", "-inf" when it is not finite.
 nlohmann::json JsonNumber(double v);
@@ -30,11 +35,24 @@ nlohmann::json ModelJson(const ModelSummary& s);
 /// kernel_noise_floor_rel_l2, ratio_to_floor).
 nlohmann::json PairJson(const PairVerdict& v);
 
-/// The JSON report of single-input mode: {threshold_rel_l2, models: [ModelJson...], pairs:
-/// [PairJson...]}, models and pairs in the given order.
+/// One backend's layers (compare/layers.h): {backend, isolated_nodes, over_budget, worst_ratio,
+/// worst_node, nodes: [{index, node, op, tensor, placement, chained: MetricsJson | null,
+/// chained_error, isolated: {ratio, k, units, worst_output, worst_index, placement, metrics} |
+/// null, isolated_error}]}; the ratio is a JsonNumber ("inf" for a NaN on one side).
+nlohmann::json LayersJson(const BackendLayers& l);
+
+/// One bisection (BisectBackend): {backend, reference, threshold_rel_l2, verdict, text, candidates,
+/// probes, backend_vs_ref64, reference_vs_ref64} and for verdict "found" {node, op, index,
+/// attributes, input_shapes, with_node, before_node, isolated_ratio (null when not run),
+/// reproducer (the folder written, "" when none)}.
+nlohmann::json BisectionJson(const Bisection& b, const std::string& reproducer);
+
+/// The JSON report of single-input mode: {schema_version, kind: "single-input", threshold_rel_l2,
+/// models: [ModelJson...], pairs: [PairJson...]}, models and pairs in the given order (the CLI adds
+/// each model's `layers` and `bisections`).
 nlohmann::json CompareReport(double threshold, const std::vector<ModelSummary>& models, const std::vector<PairVerdict>& pairs);
 
-/// The JSON report of data-set mode: {items: n, threshold_rel_l2, runs: [{run, model, kind,
+/// The JSON report of data-set mode: {schema_version, kind: "dataset", items: n, threshold_rel_l2, runs: [{run, model, kind,
 /// accuracy, correct, nan_items}], pairs: [{a, b, flips: [{item, label, a, b, margin_a, margin_b,
 /// attribution}], by_attribution: {ATTRIBUTION: count}}]}. `models` are indexed by RunPred::model.
 nlohmann::json DataSetReport(int64_t n, double threshold, const std::vector<DsModel>& models,

@@ -27,6 +27,8 @@ struct Session::Impl {
   std::function<Result<std::shared_ptr<BodyRunner>>(const std::shared_ptr<const Graph>& body,
                                                     const std::vector<const Tensor*>& fixed)> bodies;
   bool fast = false;   // a backend other than the reference one was asked for
+  size_t n_choose = 0;  // backends[0, n_choose) is the priority list; the others up to the fallback run pinned nodes only
+  std::map<std::string, int> pinned;  // node name -> backend index (SessionOptions::pins)
 
   // The graph the current plan runs: `graph` with each If whose condition is known at plan time
   // (from shapes or weights) replaced by its branch. Per exec node: the backend, the kernel, and
@@ -60,7 +62,11 @@ struct Session::Impl {
 
   /// The reference kernel of node n of graph g (control flow: with bodies on this session's backends).
   Result<KernelFn> MakeKernel(const Node& n, const Graph& g) const;
+  /// The backend of node n: its pin, else the first of the priority list that supports it, else
+  /// the fallback; -1 when none does.
   int ChooseBackend(const Node& n, const Graph& g) const;
+  /// Fills `pinned` from options.pins (errors: SessionOptions::pins).
+  Status ResolvePins(const Graph& g);
   Status Plan(const std::vector<Shape>& input_shapes, const std::vector<DType>& input_dtypes);
   /// One planning pass over `exec`. Stops early, setting *inline_node, at the first live If whose
   /// condition is known (*cond): the caller inlines it and plans again.
@@ -274,6 +280,19 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
     if (b->float_storage() != storage)
       return Status::Error("backend '" + b->name() + "' cannot be mixed with '" + backends[0]->name() + "' (different precision)");
   const std::string fallback = storage == DType::kFloat64 ? "ref64" : "ref";
+  // Backends named only by pins run their pinned nodes alone (CreateWith: after the priority
+  // list, before the fallback).
+  for (const auto& [node, name] : options.pins) {
+    bool have = name == fallback;
+    for (const auto& b : backends) have = have || b->name() == name;
+    if (have) continue;
+    Result<std::unique_ptr<Backend>> b = CreateBackend(name);
+    if (!b.ok()) return b.status().With("--pin " + node + "=" + name);
+    if ((*b)->float_storage() != storage)
+      return Status::Error(StatusCode::kInvalidArgument, "--pin " + node + "=" + name + ": backend '" + name + "' cannot be mixed with '" +
+                                                             backends[0]->name() + "' (different precision)");
+    backends.push_back(std::move(b).value());
+  }
   TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> fb, CreateBackend(fallback));
   backends.push_back(std::move(fb));
   // ref64 runs TFLite's quantized ops as the real-valued function they approximate. The model is
@@ -284,6 +303,7 @@ Result<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> gr
     as_ref.backends = {"ref"};
     as_ref.trace_all = false;
     as_ref.trace.clear();
+    as_ref.pins.clear();
     TARE_RETURN_IF_ERROR(Create(graph, as_ref).status());
     TARE_ASSIGN_OR_RETURN(Graph truth, FloatTruth(*graph));
     graph = std::make_shared<const Graph>(std::move(truth));
@@ -302,6 +322,8 @@ Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph
   im.backends = std::move(backends);
   im.storage = im.backends[0]->float_storage();
 
+  im.n_choose = std::min(options.backends.size(), im.backends.size() - 1);
+  TARE_RETURN_IF_ERROR(im.ResolvePins(*graph));
   std::string unsupported;
   int n_unsupported = 0;
   for (const Node& n : graph->nodes) {
@@ -333,6 +355,7 @@ Result<std::unique_ptr<Session>> Session::CreateWith(std::shared_ptr<const Graph
   SessionOptions nested = options;
   nested.trace_all = false;
   nested.trace.clear();
+  nested.pins.clear();
   const std::vector<std::shared_ptr<Backend>> shared = im.backends;
   const DType storage = im.storage;
   im.bodies = [nested, shared, storage](const std::shared_ptr<const Graph>& body,
@@ -398,9 +421,33 @@ Result<KernelFn> Session::Impl::MakeKernel(const Node& n, const Graph& g) const 
 }
 
 int Session::Impl::ChooseBackend(const Node& n, const Graph& g) const {
-  for (size_t b = 0; b < backends.size(); ++b)
+  if (auto it = pinned.find(n.name); it != pinned.end()) return it->second;
+  for (size_t b = 0; b < n_choose; ++b)
     if (backends[b]->Supports(n, g)) return static_cast<int>(b);
-  return -1;
+  return backends.back()->Supports(n, g) ? static_cast<int>(backends.size() - 1) : -1;
+}
+
+Status Session::Impl::ResolvePins(const Graph& g) {
+  for (const auto& [node, name] : options.pins) {
+    const std::string pin = "--pin " + node + "=" + name;
+    const Node* n = nullptr;
+    for (const Node& x : g.nodes)
+      if (x.name == node) n = &x;
+    if (!n) return Status::Error(StatusCode::kInvalidArgument, pin + ": the model has no node named '" + node + "'");
+    int b = -1;
+    for (size_t i = 0; i < backends.size() && b < 0; ++i)
+      if (backends[i]->name() == name) b = static_cast<int>(i);
+    if (b < 0) return Status::Error(StatusCode::kInvalidArgument, pin + ": no backend '" + name + "' in this session");
+    if (!backends[static_cast<size_t>(b)]->Supports(*n, g)) {
+      const std::string why = backends[static_cast<size_t>(b)]->Declines(*n, g);
+      return Status::Error(StatusCode::kUnsupported, pin + ": backend '" + name + "' does not run " + n->Where() +
+                                                         (why.empty() ? std::string() : ": " + why));
+    }
+    if (auto it = pinned.find(node); it != pinned.end() && it->second != b)
+      return Status::Error(StatusCode::kInvalidArgument, pin + ": node '" + node + "' is already pinned to '" + backends[it->second]->name() + "'");
+    pinned[node] = b;
+  }
+  return Status::Ok();
 }
 
 Status Session::Impl::Inline(int node, bool cond) {

@@ -1,0 +1,329 @@
+#include "compare/layers.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tare {
+namespace {
+
+bool Skipped(const std::string& where) { return where == "folded" || where == "unused"; }
+
+Result<Tensor> Absolute(const Tensor& t) {
+  if (!t.is_tensor() || !t.data || !(DTypeIsFloat(t.dtype) || t.dtype == DType::kBFloat16)) return t;
+  TARE_ASSIGN_OR_RETURN(Tensor a, ConvertTensor(t, DType::kFloat64));
+  Tensor c;
+  TARE_ASSIGN_OR_RETURN(c, Tensor::Alloc(DType::kFloat64, a.shape));
+  for (int64_t i = 0; i < a.numel(); ++i) c.as<double>()[i] = std::fabs(a.as<double>()[i]);
+  return ConvertTensor(c, t.dtype);
+}
+
+// Runs a one-node model on `backend`: its outputs (graph order) and the node's placement.
+Result<std::vector<Tensor>> RunAlone(const OneNodeModel& m, const std::string& backend, std::string* placement) {
+  SessionOptions o;
+  o.backends = {backend};
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Create(m.graph, o));
+  std::vector<NamedTensor> out;
+  TARE_RETURN_IF_ERROR(s->Run(m.inputs, &out));
+  if (placement) {
+    const auto p = s->Placement();
+    *placement = p.empty() ? "?" : p[0].second;
+  }
+  std::vector<Tensor> t;
+  for (NamedTensor& o : out) t.push_back(std::move(o.tensor));
+  return t;
+}
+
+// The worst comparison of a node's outputs (tensors only).
+std::optional<Metrics> WorstOf(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  std::optional<Metrics> worst;
+  for (size_t o = 0; o < got.size() && o < want.size(); ++o) {
+    if (!got[o].is_tensor() || !want[o].is_tensor() || got[o].dtype == DType::kString) continue;
+    Result<Metrics> m = CompareTensors(got[o], want[o]);
+    if (m.ok() && (!worst || m->rel_l2 > worst->rel_l2 || std::isnan(m->rel_l2))) worst = *m;
+  }
+  return worst;
+}
+
+// Runs the model on `reference` with `pins`; the worst distance of its outputs from ref64's.
+Result<Metrics> Probe(const std::shared_ptr<Model>& model, const std::string& reference,
+                      const std::vector<std::pair<std::string, std::string>>& pins, const std::vector<NamedTensor>& inputs,
+                      const std::vector<NamedTensor>& ref64_outputs) {
+  TARE_ASSIGN_OR_RETURN(auto quant, QuantByName(model->graph));
+  SessionOptions o;
+  o.backends = {reference};
+  o.pins = pins;
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, Session::Create(std::shared_ptr<const Graph>(model, &model->graph), o));
+  std::vector<NamedTensor> out;
+  TARE_RETURN_IF_ERROR(s->Run(inputs, &out));
+  for (NamedTensor& t : out) TARE_RETURN_IF_ERROR(ToReal(quant, t.name, &t.tensor));
+  std::string which;
+  return WorstOutput(out, ref64_outputs, &which);
+}
+
+std::string Sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
+}
+
+}  // namespace
+
+std::map<std::string, bool> KnownValues(const Graph& graph, const std::vector<std::pair<std::string, std::string>>& placement) {
+  std::map<std::string, bool> known;
+  for (const Value& v : graph.values)
+    if (v.is_constant) known[v.name] = true;
+  for (size_t i = 0; i < placement.size() && i < graph.nodes.size(); ++i)
+    if (placement[i].second == "folded")
+      for (int o : graph.nodes[i].outputs)
+        if (o >= 0) known[graph.values[static_cast<size_t>(o)].name] = true;
+  return known;
+}
+
+BackendLayers ChainedLayers(const Graph& graph, const std::string& backend, const std::map<std::string, Tensor>& run,
+                            const std::vector<std::pair<std::string, std::string>>& placement,
+                            const std::map<std::string, Tensor>& ref64) {
+  BackendLayers out;
+  out.backend = backend;
+  for (size_t i = 0; i < graph.nodes.size() && i < placement.size(); ++i) {
+    const Node& n = graph.nodes[i];
+    if (Skipped(placement[i].second)) continue;
+    NodeDistance d;
+    d.node = static_cast<int>(i);
+    d.name = n.name;
+    d.op = n.op;
+    d.placement = placement[i].second;
+    const int v = n.outputs.empty() ? -1 : n.outputs[0];
+    if (v >= 0) d.value = graph.values[static_cast<size_t>(v)].name;
+    auto a = run.find(d.value), b = ref64.find(d.value);
+    if (v < 0 || a == run.end() || b == ref64.end()) {
+      d.chained_error = "not traced";
+    } else if (!a->second.is_tensor() || a->second.dtype == DType::kString) {
+      d.chained_error = std::string("a ") + (a->second.is_tensor() ? "string tensor" : ValueKindName(a->second.kind)) + ", not compared";
+    } else {
+      Result<Metrics> m = CompareTensors(a->second, b->second);
+      if (m.ok()) d.chained = *m;
+      else d.chained_error = m.status().message();
+    }
+    out.nodes.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::map<std::string, Tensor>& values,
+                                      const std::map<std::string, Tensor>& types, const std::map<std::string, bool>& known,
+                                      const std::vector<char>& abs_inputs) {
+  const Node& n = graph.nodes[static_cast<size_t>(node)];
+  OneNodeModel m;
+  m.graph = std::make_shared<Graph>();
+  Graph& g = *m.graph;
+  Node copy = n;
+  std::map<int, int> remap;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const int v = n.inputs[i];
+    if (v < 0) continue;
+    const bool make_abs = i < abs_inputs.size() && abs_inputs[i];
+    if (auto it = remap.find(v); it != remap.end()) {  // the same value twice (Mul(x, x)): one input
+      copy.inputs[i] = it->second;
+      continue;
+    }
+    const Value& src = graph.values[static_cast<size_t>(v)];
+    Tensor t;
+    if (src.is_constant) {
+      t = src.constant;
+    } else {
+      auto f = values.find(src.name);
+      if (f == values.end()) return Status::Error(n.Where() + ": input '" + src.name + "' was not traced");
+      t = f->second;
+    }
+    if (!t.is_tensor()) return Status::Error(n.Where() + ": input '" + src.name + "' is a " + ValueKindName(t.kind));
+    if (auto ty = types.find(src.name); ty != types.end() && ty->second.is_tensor() && ty->second.dtype != t.dtype &&
+                                        t.dtype != DType::kString) {
+      TARE_ASSIGN_OR_RETURN(t, ConvertTensor(t, ty->second.dtype));
+    }
+    if (make_abs) {
+      TARE_ASSIGN_OR_RETURN(t, Absolute(t));
+    }
+    Value nv;
+    nv.name = src.name;
+    nv.dtype = t.dtype;
+    nv.shape = t.shape;
+    nv.has_shape = true;
+    const bool is_known = src.is_constant || (known.count(src.name) && known.at(src.name));
+    if (is_known) {
+      nv.is_constant = true;
+      nv.constant = t;
+    }
+    const int id = static_cast<int>(g.values.size());
+    g.values.push_back(nv);
+    if (!is_known) {
+      g.inputs.push_back(id);
+      m.inputs.push_back({nv.name, t});
+    }
+    remap[v] = id;
+    copy.inputs[i] = id;
+  }
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    const int v = n.outputs[o];
+    if (v < 0) continue;
+    const Value& src = graph.values[static_cast<size_t>(v)];
+    if (src.kind != ValueKind::kTensor) return Status::Error(n.Where() + ": output '" + src.name + "' is a " + ValueKindName(src.kind));
+    Value nv;
+    nv.name = src.name;
+    nv.dtype = src.dtype;
+    if (auto ty = types.find(src.name); ty != types.end() && ty->second.is_tensor()) nv.dtype = ty->second.dtype;
+    const int id = static_cast<int>(g.values.size());
+    g.values.push_back(nv);
+    g.outputs.push_back(id);
+    copy.outputs[o] = id;
+  }
+  g.nodes.push_back(std::move(copy));
+  TARE_RETURN_IF_ERROR(g.Validate());
+  return m;
+}
+
+void IsolateNodes(const Graph& graph, const std::map<std::string, Tensor>& values64, const std::map<std::string, Tensor>& types,
+                  const std::map<std::string, bool>& known, BackendLayers* layers) {
+  for (NodeDistance& d : layers->nodes) {
+    const Node& n = graph.nodes[static_cast<size_t>(d.node)];
+    Result<OneNodeModel> m = MakeOneNodeModel(graph, d.node, values64, types, known);
+    if (!m.ok()) {
+      d.isolated_error = m.status().message();
+      continue;
+    }
+    Result<std::vector<Tensor>> got = RunAlone(*m, layers->backend, &d.isolated_placement);
+    Result<std::vector<Tensor>> want = got.ok() ? RunAlone(*m, "ref64", nullptr) : got.status();
+    if (!want.ok()) {
+      d.isolated_error = want.status().message();
+      continue;
+    }
+    const BudgetPlan plan = PlanBudget(n, n.inputs.size());
+    std::vector<Tensor> scale;
+    if (plan.scale == BudgetScale::kAbsInputs) {
+      Result<OneNodeModel> ma = MakeOneNodeModel(graph, d.node, values64, types, known, plan.abs_inputs);
+      Result<std::vector<Tensor>> s = ma.ok() ? RunAlone(*ma, "ref64", nullptr) : ma.status();
+      if (!s.ok()) {
+        d.isolated_error = "the budget's scale (the node on |inputs|): " + s.status().message();
+        continue;
+      }
+      scale = std::move(s).value();
+    }
+    std::vector<Tensor> fed;
+    for (size_t i = 0; i < m->graph->nodes[0].inputs.size(); ++i) {
+      const int v = m->graph->nodes[0].inputs[i];
+      if (v < 0) {
+        fed.emplace_back();
+        continue;
+      }
+      const Value& val = m->graph->values[static_cast<size_t>(v)];
+      Tensor t = val.is_constant ? val.constant : Tensor();
+      for (const NamedTensor& in : m->inputs)
+        if (in.name == val.name) t = in.tensor;
+      fed.push_back(t);
+    }
+    Result<BudgetCheck> c = CheckBudget(graph, n, fed, *got, *want, scale);
+    if (!c.ok()) {
+      d.isolated_error = c.status().message();
+      continue;
+    }
+    d.isolated = *c;
+    d.isolated_metrics = WorstOf(*got, *want);
+    if (!c->evaluated) continue;
+    ++layers->isolated;
+    if (c->ratio > 1) ++layers->over_budget;
+    if (layers->worst_node.empty() || c->ratio > layers->worst_ratio) {
+      layers->worst_ratio = c->ratio;
+      layers->worst_node = d.name;
+    }
+  }
+}
+
+Result<Bisection> BisectBackend(const std::shared_ptr<Model>& model, const std::string& backend, const std::vector<NamedTensor>& inputs,
+                                const std::vector<NamedTensor>& ref64_outputs, const std::map<std::string, Tensor>& values64,
+                                const std::vector<std::pair<std::string, std::string>>& placement,
+                                const std::map<std::string, Tensor>& types, double threshold) {
+  const Graph& g = model->graph;
+  Bisection b;
+  b.backend = backend;
+  b.threshold = threshold;
+  TARE_ASSIGN_OR_RETURN(std::unique_ptr<Backend> be, CreateBackend(backend));
+  b.reference = be->float_storage() == DType::kFloat64 ? "ref64" : "ref";
+  std::vector<int> cand;
+  for (size_t i = 0; i < placement.size() && i < g.nodes.size(); ++i)
+    if (placement[i].second == backend) cand.push_back(static_cast<int>(i));
+  b.candidates = static_cast<int>(cand.size());
+  auto pins = [&](size_t k) {
+    std::vector<std::pair<std::string, std::string>> p;
+    for (size_t i = 0; i < k; ++i) p.emplace_back(g.nodes[static_cast<size_t>(cand[i])].name, backend);
+    return p;
+  };
+  TARE_ASSIGN_OR_RETURN(b.backend_vs_ref64, Probe(model, b.reference, pins(cand.size()), inputs, ref64_outputs));
+  TARE_ASSIGN_OR_RETURN(b.reference_vs_ref64, Probe(model, b.reference, {}, inputs, ref64_outputs));
+  b.probes = 2;
+  if (Within(b.backend_vs_ref64, threshold)) {
+    b.verdict = "within threshold";
+    b.text = backend + ": outputs within the bisection threshold of ref64 (rel L2 " + Sci(b.backend_vs_ref64.rel_l2) + " <= " +
+             Sci(threshold) + "), nothing to bisect";
+    return b;
+  }
+  if (!Within(b.reference_vs_ref64, threshold)) {
+    b.verdict = "reference beyond threshold";
+    b.text = backend + ": not bisected: " + b.reference + " alone is already " + Sci(b.reference_vs_ref64.rel_l2) +
+             " from ref64, beyond the threshold " + Sci(threshold) + " (raise --bisect-threshold)";
+    return b;
+  }
+  // Invariant: pinning the first lo nodes stays within, the first hi goes beyond.
+  size_t lo = 0, hi = cand.size();
+  Metrics at_lo = b.reference_vs_ref64, at_hi = b.backend_vs_ref64;
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    TARE_ASSIGN_OR_RETURN(Metrics m, Probe(model, b.reference, pins(mid), inputs, ref64_outputs));
+    ++b.probes;
+    if (Within(m, threshold)) lo = mid, at_lo = m;
+    else hi = mid, at_hi = m;
+  }
+  if (hi == 0) {
+    b.verdict = "not found";
+    b.text = backend + ": outputs beyond the threshold but no node of it to pin";
+    return b;
+  }
+  const int node = cand[hi - 1];
+  const Node& n = g.nodes[static_cast<size_t>(node)];
+  b.verdict = "found";
+  b.node = node;
+  b.name = n.name;
+  b.op = n.op;
+  b.attributes = NodeAttrs(n);
+  b.with_node = at_hi;
+  b.before_node = at_lo;
+  for (int v : n.inputs)
+    if (v >= 0) {
+      const Value& val = g.values[static_cast<size_t>(v)];
+      auto it = values64.find(val.name);
+      b.input_shapes.push_back(val.is_constant ? val.constant.shape : it != values64.end() ? it->second.shape : val.shape);
+    }
+  // The node alone, on ref64's inputs (isolated mode), and that one-node model as the reproducer.
+  BackendLayers one;
+  one.backend = backend;
+  NodeDistance d;
+  d.node = node;
+  d.name = n.name;
+  one.nodes.push_back(d);
+  const std::map<std::string, bool> known = KnownValues(g, placement);
+  IsolateNodes(g, values64, types, known, &one);
+  if (one.nodes[0].isolated) b.isolated = one.nodes[0].isolated;
+  Result<OneNodeModel> repro = MakeOneNodeModel(g, node, values64, types, known);
+  if (repro.ok()) b.reproducer = std::move(repro).value();
+  std::string shapes;
+  for (const Shape& s : b.input_shapes) shapes += (shapes.empty() ? "" : ", ") + ShapeStr(s);
+  b.text = backend + ": first node beyond the threshold " + Sci(threshold) + ": '" + n.name + "' (" + n.op + ", inputs " + shapes +
+           ", attributes {" + b.attributes + "}): with it on " + backend + " the outputs are " + Sci(at_hi.rel_l2) +
+           " from ref64, without it " + Sci(at_lo.rel_l2) + " (" + std::to_string(b.probes) + " runs)";
+  if (b.isolated && b.isolated->evaluated)
+    b.text += "; alone on ref64's inputs its error is " + Sci(b.isolated->ratio) + " times its budget" +
+              (b.isolated->ratio > 1 ? ": a kernel bug" : " (within: the error is the model's sensitivity, not the kernel's)");
+  else if (!one.nodes[0].isolated_error.empty())
+    b.text += "; not run alone: " + one.nodes[0].isolated_error;
+  return b;
+}
+
+}  // namespace tare

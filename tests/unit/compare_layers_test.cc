@@ -1,0 +1,293 @@
+// compare/budget, compare/layers, SessionOptions::pins: a budget computed by hand, pins and their
+// errors, and a planted kernel error (a test-only backend that perturbs one node) found by the
+// chained and isolated modes and by bisection, with a one-node reproducer that shows it alone.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cfloat>
+
+#include "backends/backend.h"
+#include "compare/budget.h"
+#include "compare/layers.h"
+#include "runtime/session.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/unit/graph_builder.h"
+
+using namespace tare;
+using namespace tare::test;
+
+namespace {
+
+// x [1,1,4,4] -> Conv(2x2, +b1) -> Relu -> Conv(2x2, +b2) -> Sigmoid; nodes Conv_0, Relu_1,
+// Conv_2, Sigmoid_3.
+std::shared_ptr<Model> Net() {
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 1, 4, 4});
+  int w1 = b.Const("w1", F32({1, 1, 2, 2}, {1, 1, 0.5, 0.25}));
+  int c1 = b.Const("b1", F32({1}, {0.1f}));
+  int w2 = b.Const("w2", F32({1, 1, 2, 2}, {0.5, 0.5, -0.5, 1}));
+  int c2 = b.Const("b2", F32({1}, {0.2f}));
+  int v = b.Op("Conv", {x, w1, c1})[0];
+  v = b.Op("Relu", {v})[0];
+  v = b.Op("Conv", {v, w2, c2})[0];
+  v = b.Op("Sigmoid", {v})[0];
+  b.g.outputs = {v};
+  auto m = std::make_shared<Model>();
+  m->graph = b.g;
+  return m;
+}
+
+// Small enough that Sigmoid does not saturate: Conv_2's outputs are about 1 to 3.
+Tensor Input() {
+  std::vector<double> v;
+  for (int i = 1; i <= 16; ++i) v.push_back(0.05 * i);
+  return F32({1, 1, 4, 4}, v);
+}
+
+// Runs the reference kernels node by node and adds 1e-3 to each float32 output element of the
+// node named `target` right after it ran: a planted kernel error.
+class PerturbExecutable : public Executable {
+ public:
+  Status Run(std::vector<Tensor>& slots) override {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      TARE_RETURN_IF_ERROR(steps_[i]->Run(slots));
+      if (perturbed_[i] < 0) continue;
+      Tensor& t = slots[static_cast<size_t>(perturbed_[i])];
+      if (t.dtype == DType::kFloat32)
+        for (int64_t e = 0; e < t.numel(); ++e) t.as<float>()[e] += 1e-3f;
+    }
+    return Status::Ok();
+  }
+  std::vector<std::unique_ptr<Executable>> steps_;  // one per node
+  std::vector<int> perturbed_;                      // per node: the value to perturb, or -1
+};
+
+class PerturbBackend : public Backend {
+ public:
+  explicit PerturbBackend(std::string target) : target_(std::move(target)), ref_(std::move(CreateBackend("ref")).value()) {}
+  std::string name() const override { return "perturb"; }
+  DType float_storage() const override { return DType::kFloat32; }
+  bool Supports(const Node& n, const Graph& g) const override {
+    return (n.op == "Conv" || n.op == "Relu" || n.op == "Sigmoid") && ref_->Supports(n, g);
+  }
+  bool ClaimsOp(const std::string&, const std::string& op) const override { return op == "Conv" || op == "Relu" || op == "Sigmoid"; }
+  Result<std::unique_ptr<Executable>> Compile(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
+                                              const SessionOptions& options) override {
+    auto ex = std::make_unique<PerturbExecutable>();
+    for (int n : part.nodes) {
+      Partition one;
+      one.nodes = {n};
+      one.live_out = g.nodes[static_cast<size_t>(n)].outputs;
+      TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> step, ref_->Compile(g, one, slots, options));
+      ex->steps_.push_back(std::move(step));
+      ex->perturbed_.push_back(g.nodes[static_cast<size_t>(n)].name == target_ ? g.nodes[static_cast<size_t>(n)].outputs[0] : -1);
+    }
+    return std::unique_ptr<Executable>(std::move(ex));
+  }
+
+ private:
+  std::string target_;
+  std::unique_ptr<Backend> ref_;
+};
+
+void RegisterPerturb() {
+  static const bool once = [] {
+    REQUIRE(RegisterBackend("perturb", [] { return std::unique_ptr<Backend>(new PerturbBackend("Conv_2")); }).ok());
+    return true;
+  }();
+  (void)once;
+}
+
+std::vector<std::pair<std::string, std::string>> Placement(const std::shared_ptr<Model>& m, SessionOptions o) {
+  Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(m, &m->graph), o);
+  REQUIRE(s.ok());
+  std::vector<NamedTensor> out;
+  REQUIRE((*s)->Run({{"x", Input()}}, &out).ok());
+  return (*s)->Placement();
+}
+
+std::string CreateError(const std::shared_ptr<Model>& m, SessionOptions o) {
+  Result<std::unique_ptr<Session>> s = Session::Create(std::shared_ptr<const Graph>(m, &m->graph), o);
+  return s.ok() ? "" : s.status().message();
+}
+
+}  // namespace
+
+TEST_CASE("budget: MatMul's bound computed by hand, within and beyond") {
+  // x [1,4] = 1 2 3 4, w [4,1] = 1 -1 1 -1: y = -2, sum|w x| = 10. MatMul's budget (kBudgetDot):
+  // (2 + K) eps sum|w x| with K = 4, eps = 2^-24: bound = 6 * 10 * 2^-24 + FLT_MIN.
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 4});
+  int w = b.Input("w", DType::kFloat32, {4, 1});
+  b.g.outputs = b.Op("MatMul", {x, w});
+  const Node& n = b.g.nodes[0];
+  std::vector<Tensor> in = {F32({1, 4}, {1, 2, 3, 4}), F32({4, 1}, {1, -1, 1, -1})};
+  const BudgetPlan plan = PlanBudget(n, 2);
+  CHECK(plan.scale == BudgetScale::kAbsInputs);
+  CHECK(plan.abs_inputs == std::vector<char>{1, 1});
+  const double bound = 6 * 10 / 16777216.0 + FLT_MIN;
+  Tensor want = Make(DType::kFloat64, {1, 1}, {-2});
+  Tensor scale = Make(DType::kFloat64, {1, 1}, {10});
+  Result<BudgetCheck> c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 1}, {-2 + 0.5 * bound})}, {want}, {scale});
+  REQUIRE(c.ok());
+  CHECK(c->evaluated);
+  CHECK(c->k == 4);
+  CHECK(c->units == 6);
+  CHECK(c->ratio == doctest::Approx(0.5).epsilon(1e-9));
+  CHECK(c->worst_output == "MatMul_0:0");
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 1}, {-2 - 3 * bound})}, {want}, {scale});
+  REQUIRE(c.ok());
+  CHECK(c->ratio == doctest::Approx(3).epsilon(1e-9));
+  // Without the |inputs| run the scale is |y| = 2: the same error is 5 times the bound.
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 1}, {-2 + 0.5 * bound})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->ratio == doctest::Approx(0.5 * bound / (6 * 2 / 16777216.0 + FLT_MIN)).epsilon(1e-9));
+  // A NaN on one side only is infinitely over; a shape mismatch is an error.
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 1}, {NAN})}, {want}, {scale});
+  REQUIRE(c.ok());
+  CHECK(std::isinf(c->ratio));
+  CHECK_FALSE(CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 2}, {0, 0})}, {want}, {scale}).ok());
+}
+
+TEST_CASE("budget: reduction lengths of Conv, Gemm, ReduceSum and LSTM") {
+  double steps = 0;
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 3, 8, 8});
+  b.Op("Conv", {x, x});
+  CHECK(ReductionLength(b.g.nodes[0], {Tensor::Alloc(DType::kFloat32, {1, 3, 8, 8}).value(),
+                                       Tensor::Alloc(DType::kFloat32, {16, 3, 3, 3}).value()}, &steps) == 27);
+  CHECK(steps == 1);
+  b.Op("Gemm", {x, x}, 1, {{"transA", GraphBuilder::Int(1)}});
+  CHECK(ReductionLength(b.g.nodes[1], {Tensor::Alloc(DType::kFloat32, {5, 7}).value(), Tensor::Alloc(DType::kFloat32, {5, 2}).value()},
+                        &steps) == 5);
+  b.Op("ReduceSum", {x}, 1, {{"axes", GraphBuilder::Ints({1, -1})}});
+  CHECK(ReductionLength(b.g.nodes[2], {Tensor::Alloc(DType::kFloat32, {2, 3, 4, 5}).value()}, &steps) == 15);
+  b.Op("LSTM", {x, x, x});
+  // X [seq 6, batch 1, input 3], W [1, 4*hidden 8, 3]: K = 3 + 2, 6 steps.
+  CHECK(ReductionLength(b.g.nodes[3], {Tensor::Alloc(DType::kFloat32, {6, 1, 3}).value(), Tensor::Alloc(DType::kFloat32, {1, 8, 3}).value(),
+                                       Tensor::Alloc(DType::kFloat32, {1, 8, 2}).value()}, &steps) == 5);
+  CHECK(steps == 6);
+}
+
+TEST_CASE("pins: a node forced onto a backend, and the errors") {
+  RegisterPerturb();
+  auto m = Net();
+  SessionOptions o;
+  o.backends = {"ref"};
+  o.pins = {{"Relu_1", "perturb"}};
+  auto p = Placement(m, o);
+  REQUIRE(p.size() == 4);
+  CHECK(p[0].second == "ref");
+  CHECK(p[1].second == "perturb");
+  CHECK(p[2].second == "ref");  // perturb runs Conv too, but only pinned nodes go to a pin-only backend
+  // Pinned to the fallback while the first backend claims it.
+  o.backends = {"perturb"};
+  o.pins = {{"Conv_2", "ref"}};
+  p = Placement(m, o);
+  CHECK(p[0].second == "perturb");
+  CHECK(p[2].second == "ref");
+  o.pins = {{"NoSuchNode", "ref"}};
+  CHECK(CreateError(m, o) == "--pin NoSuchNode=ref: the model has no node named 'NoSuchNode'");
+  o.backends = {"ref"};
+  o.pins = {{"Relu_1", "ref64"}};
+  CHECK(CreateError(m, o).find("different precision") != std::string::npos);
+  o.pins = {{"Relu_1", "nosuch"}};
+  CHECK(CreateError(m, o).find("--pin Relu_1=nosuch") != std::string::npos);
+  // A registered name cannot be taken twice, nor a built-in one.
+  CHECK_FALSE(RegisterBackend("perturb", [] { return std::unique_ptr<Backend>(); }).ok());
+  CHECK_FALSE(RegisterBackend("ref", [] { return std::unique_ptr<Backend>(); }).ok());
+}
+
+TEST_CASE("pins: a backend that does not run the node is refused with the node named") {
+  RegisterPerturb();
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {2});
+  b.g.outputs = b.Op("Tanh", {x});
+  auto m = std::make_shared<Model>();
+  m->graph = b.g;
+  SessionOptions o;
+  o.backends = {"ref"};
+  o.pins = {{"Tanh_0", "perturb"}};
+  const std::string e = CreateError(m, o);
+  CHECK(e.find("--pin Tanh_0=perturb: backend 'perturb' does not run") != std::string::npos);
+  CHECK(e.find("Tanh_0") != std::string::npos);
+}
+
+TEST_CASE("layers: a planted kernel error is over budget in isolated mode, found by bisection, reproduced alone") {
+  RegisterPerturb();
+  auto m = Net();
+  size_t traced = 0;
+  Result<ModelRuns> mr = RunForComparison(m, "net", {{"x", Input()}}, {"ref64", "ref", "perturb"}, {}, &traced, true);
+  REQUIRE(mr.ok());
+  REQUIRE(mr->runs.size() == 3);
+  const BackendRun &r64 = mr->runs[0], &perturb = mr->runs[2];
+  const std::map<std::string, bool> known = KnownValues(m->graph, perturb.placement);
+
+  // Chained: Conv_0 and Relu_1 agree with ref64 to float32 rounding, Conv_2 is off by 1e-3 and
+  // Sigmoid_3 inherits it.
+  BackendLayers chained = ChainedLayers(m->graph, "perturb", perturb.values, perturb.placement, r64.values);
+  REQUIRE(chained.nodes.size() == 4);
+  REQUIRE(chained.nodes[0].chained.has_value());
+  CHECK(chained.nodes[0].chained->max_abs < 1e-5);
+  REQUIRE(chained.nodes[2].chained.has_value());
+  CHECK(chained.nodes[2].chained->max_abs == doctest::Approx(1e-3).epsilon(1e-3));
+  CHECK(chained.nodes[3].chained->max_abs > 1e-5);
+
+  // Isolated: only Conv_2 is over its budget; Sigmoid_3, fed ref64's inputs, is within.
+  IsolateNodes(m->graph, r64.values, perturb.values, known, &chained);
+  CHECK(chained.isolated == 4);
+  CHECK(chained.over_budget == 1);
+  CHECK(chained.worst_node == "Conv_2");
+  CHECK(chained.nodes[2].isolated->ratio > 100);
+  CHECK(chained.nodes[2].isolated_placement == "perturb");
+  for (int i : {0, 1, 3}) {
+    REQUIRE(chained.nodes[static_cast<size_t>(i)].isolated.has_value());
+    CHECK(chained.nodes[static_cast<size_t>(i)].isolated->ratio <= 1);
+  }
+  // ref's own kernels are within budget everywhere.
+  BackendLayers ref = ChainedLayers(m->graph, "ref", mr->runs[1].values, mr->runs[1].placement, r64.values);
+  IsolateNodes(m->graph, r64.values, mr->runs[1].values, KnownValues(m->graph, mr->runs[1].placement), &ref);
+  CHECK(ref.isolated == 4);
+  CHECK(ref.over_budget == 0);
+
+  // Bisection names Conv_2, with its op, input shapes and a reproducer of that node alone.
+  Result<Bisection> bi = BisectBackend(m, "perturb", {{"x", Input()}}, r64.outputs, r64.values, perturb.placement, perturb.values, 1e-5);
+  REQUIRE(bi.ok());
+  CHECK(bi->verdict == "found");
+  CHECK(bi->reference == "ref");
+  CHECK(bi->candidates == 4);
+  CHECK(bi->name == "Conv_2");
+  CHECK(bi->op == "Conv");
+  REQUIRE(bi->input_shapes.size() == 3);
+  CHECK(bi->input_shapes[0] == Shape{1, 1, 3, 3});
+  CHECK(bi->input_shapes[1] == Shape{1, 1, 2, 2});
+  CHECK(bi->with_node.rel_l2 > 1e-5);
+  CHECK(bi->before_node.rel_l2 <= 1e-5);
+  REQUIRE(bi->isolated.has_value());
+  CHECK(bi->isolated->ratio > 100);
+  CHECK(bi->text.find("a kernel bug") != std::string::npos);
+  REQUIRE(bi->reproducer.has_value());
+  const OneNodeModel& rep = *bi->reproducer;
+  REQUIRE(rep.graph->nodes.size() == 1);
+  CHECK(rep.graph->nodes[0].op == "Conv");
+  REQUIRE(rep.inputs.size() == 1);  // the weights stay weights
+  CHECK(rep.inputs[0].name == "Relu_1:0");
+  // The reproducer alone: perturb and ref64 differ by the planted 1e-3 at every element.
+  auto run = [&](const std::string& backend) {
+    SessionOptions o;
+    o.backends = {backend};
+    Result<std::unique_ptr<Session>> s = Session::Create(rep.graph, o);
+    REQUIRE(s.ok());
+    std::vector<NamedTensor> out;
+    REQUIRE((*s)->Run(rep.inputs, &out).ok());
+    return out[0].tensor;
+  };
+  Tensor a = run("perturb"), b = run("ref64");
+  REQUIRE(a.numel() == 4);
+  for (int64_t i = 0; i < a.numel(); ++i) CHECK(ReadDouble(a, i) - ReadDouble(b, i) == doctest::Approx(1e-3).epsilon(1e-3));
+
+  // A backend within the threshold has nothing to bisect.
+  bi = BisectBackend(m, "ref", {{"x", Input()}}, r64.outputs, r64.values, mr->runs[1].placement, mr->runs[1].values, 1e-5);
+  REQUIRE(bi.ok());
+  CHECK(bi->verdict == "within threshold");
+}
