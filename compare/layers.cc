@@ -171,6 +171,10 @@ Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::m
     nv.name = src.name;
     nv.dtype = src.dtype;
     if (auto ty = types.find(src.name); ty != types.end() && ty->second.is_tensor()) nv.dtype = ty->second.dtype;
+    if (auto v = values.find(src.name); v != values.end() && v->second.is_tensor()) {
+      nv.shape = v->second.shape;  // the traced shape: a file written from this graph declares it
+      nv.has_shape = true;
+    }
     const int id = static_cast<int>(g.values.size());
     g.values.push_back(nv);
     g.outputs.push_back(id);
