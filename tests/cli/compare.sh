@@ -35,6 +35,19 @@ cat "$WORK/ds.txt"
 grep -qF "accuracy model.onnx ref64" "$WORK/ds.txt" && grep -qE "accuracy pytorch +1.0000 \(2/2\)" "$WORK/ds.txt" &&
   grep -qE "accuracy model.onnx ref64 +1.0000 \(2/2\)" "$WORK/ds.txt" && grep -qF "flips model.onnx ref64 vs pytorch: 0" "$WORK/ds.txt" ||
   { echo "FAIL: data-set mode"; exit 1; }
+# Layers of every backend: ref's 14 nodes are all within their error budgets in isolated mode
+# (the budget check itself is tested against hand-computed bounds in tests/unit/compare_layers_test.cc).
+"$TARE" compare --model "$FIX/model.onnx" --input "$FIX/input.npy" --backends ref64,ref --layers --json "$WORK/layers.json" > "$WORK/layers.txt"
+grep -qF "layers of model.onnx on ref: 14 nodes; chained: worst rel L2" "$WORK/layers.txt" &&
+  grep -qF "isolated: 14 of 14 nodes within budget" "$WORK/layers.txt" && grep -qE "^  /conv2/Conv +Conv +ref " "$WORK/layers.txt" &&
+  grep -q '"schema_version": 1' "$WORK/layers.json" && grep -q '"over_budget": 0' "$WORK/layers.json" ||
+  { cat "$WORK/layers.txt"; echo "FAIL: layers"; exit 1; }
+# run --pin: the node runs where it is pinned; a bad pin is one error line.
+"$TARE" run "$FIX/model.onnx" --backend ref --pin /conv2/Conv=ref --input "$FIX/input.npy" --output-dir "$WORK/pin" --explain > "$WORK/pin.txt"
+grep -qE "^/conv2/Conv +ref" "$WORK/pin.txt" || { cat "$WORK/pin.txt"; echo "FAIL: --pin"; exit 1; }
+if "$TARE" run "$FIX/model.onnx" --pin nosuch=ref --input "$FIX/input.npy" --output-dir "$WORK/pin" 2> "$WORK/pin_err.txt"; then
+  echo "FAIL: --pin nosuch accepted"; exit 1; fi
+grep -qF "tare: error: --pin nosuch=ref: the model has no node named 'nosuch'" "$WORK/pin_err.txt" || { cat "$WORK/pin_err.txt"; echo "FAIL: --pin error"; exit 1; }
 # Bad use: one error line, exit 1, nothing written.
 M=$FIX/model.onnx
 cp "$M" "$WORK/copy.onnx"
@@ -75,6 +88,9 @@ bad --model "$M" --input "$FIX/input.npy" --json "$WORK/r.json" --html "$WORK/r.
 bad --model "$M" --input "$FIX/input.npy" --json "$WORK/no/such/dir/r.json"
 bad --model "$M" --input "$FIX/input.npy" --json "$WORK"
 bad --model "$M" --dataset "npy:$FIX/dataset" --expect "pt=$WORK/five"
+bad --model "$M" --input "$FIX/input.npy" --bisect-threshold 0
+bad --model "$M" --input "$FIX/input.npy" --bisect "$WORK/copy.onnx"
+bad --model "$M" --dataset "npy:$FIX/dataset" --bisect "$WORK/bis"
 # NaN logits are counted wrong and said so.
 "$TARE" compare --model "$M" --expect "nanfw=$WORK/nan" --dataset "npy:$FIX/dataset" --backends ref64 > "$WORK/nan.txt"
 grep -qF "accuracy nanfw                                0.0000 (0/2) (2 items with NaN outputs" "$WORK/nan.txt" ||
