@@ -192,12 +192,6 @@ Result<ModelRuns> LoadAndRun(const CompareArgs& args, size_t mi, const std::stri
   return RunForComparison(std::move(model), label, *inputs, args.backends, std::move(frameworks), traced_bytes, true);
 }
 
-std::string Sci(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3e", v);
-  return b;
-}
-
 // Prints `rows` with each column as wide as its widest cell (the last column unpadded).
 void PrintTable(const std::vector<std::vector<std::string>>& rows, const char* indent = "") {
   std::vector<size_t> w;

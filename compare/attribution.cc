@@ -11,12 +11,6 @@
 namespace tare {
 namespace {
 
-std::string Sci(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3e", v);
-  return b;
-}
-
 // A layer that absorbed constant epilogues names them: the difference may be in one of them.
 std::string Epilogues(const Graph& g, const Layer& l) {
   if (l.output_node == l.node) return std::string();

@@ -60,12 +60,6 @@ Result<Metrics> Probe(const std::shared_ptr<Model>& model, const std::string& re
   return WorstOutput(out, ref64_outputs, &which);
 }
 
-std::string Sci(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3e", v);
-  return b;
-}
-
 }  // namespace
 
 std::map<std::string, bool> KnownValues(const Graph& graph, const std::vector<std::pair<std::string, std::string>>& placement) {

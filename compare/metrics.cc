@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -42,6 +43,12 @@ uint64_t UlpDistance32(float a, float b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<uint64_t>::max();
   const int64_t d = Ordered(a) - Ordered(b);
   return static_cast<uint64_t>(d < 0 ? -d : d);
+}
+
+std::string Sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
 }
 
 Result<Metrics> CompareTensors(const Tensor& got, const Tensor& want, int k) {

@@ -36,4 +36,7 @@ Result<Metrics> CompareTensors(const Tensor& got, const Tensor& want, int k = 5)
 /// float32 between them (+0 and -0 are 0 apart; NaN against anything but NaN is UINT64_MAX).
 uint64_t UlpDistance32(float a, float b);
 
+/// `v` as "%.3e" (1.234e-07), the form every distance takes in compare's terminal lines.
+std::string Sci(double v);
+
 }  // namespace tare
