@@ -210,8 +210,9 @@ def test_trace_layers():
 def test_compare_same_model(tmp_path):
     onnx, x, expected = fixture("lenet5")
     report = tare.compare([onnx, onnx], {"input": x})
-    # The keys of `tare compare --json` (single-input mode).
-    assert set(report) == {"models", "pairs", "threshold_rel_l2"}
+    # The keys of `tare compare --json` (single-input mode), schema of docs/COMPARE.md.
+    assert set(report) == {"schema_version", "kind", "models", "pairs", "threshold_rel_l2"}
+    assert report["schema_version"] == 1 and report["kind"] == "single-input"
     assert report["threshold_rel_l2"] == 1e-9
     assert len(report["models"]) == 2
     m = report["models"][0]
