@@ -38,6 +38,7 @@ struct CompareArgs {
   bool no_isolated = false;  ///< skip isolated mode (each node alone on ref64's inputs)
   std::string bisect;        ///< DIR: bisect every backend beyond `bisect_threshold`, reproducers in DIR
   double bisect_threshold = 1e-5;  ///< rel L2 of the outputs against ref64 above which a backend is bisected
+  std::vector<std::string> peers;  ///< frameworks tare runs itself on the same inputs, layer by layer (cli/peers.h)
 };
 /// Runs `tare compare`; returns the exit status.
 int CmdCompare(const CompareArgs& args);

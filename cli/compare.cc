@@ -3,6 +3,7 @@
 // in compare/attribution.h, data-set mode in compare/dataset.h, the reports in compare/report.h).
 // This file checks the arguments, loads the models and inputs, prints the terminal table and
 // writes --json and --html. Exit status 0 when the comparison ran (whatever the verdict).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/peers.h"
 #include "compare/attribution.h"
 #include "compare/dataset.h"
 #include "compare/report.h"
@@ -168,8 +170,17 @@ Status CheckArgs(const CompareArgs& args) {
   if (args.limit > 0 && args.dataset.empty()) return Status::Error("--limit applies to --dataset only");
   if (!(args.bisect_threshold > 0) || !std::isfinite(args.bisect_threshold))
     return Status::Error("--bisect-threshold must be a positive number");
-  if (!args.dataset.empty() && (!args.bisect.empty() || args.layers || args.no_isolated))
-    return Status::Error("--bisect, --layers and --no-isolated apply to single-input mode, not to --dataset");
+  if (!args.dataset.empty() && (!args.bisect.empty() || args.layers || args.no_isolated || !args.peers.empty()))
+    return Status::Error("--bisect, --layers, --no-isolated and --peer apply to single-input mode, not to --dataset");
+  for (size_t i = 0; i < args.peers.size(); ++i) {
+    const std::vector<std::string>& known = KnownPeers();
+    if (std::find(known.begin(), known.end(), args.peers[i]) == known.end())
+      return Status::Error("--peer: unknown peer '" + args.peers[i] + "' (known: ort)");
+    for (size_t j = 0; j < i; ++j)
+      if (args.peers[j] == args.peers[i]) return Status::Error("--peer " + args.peers[i] + " is given twice");
+    for (const std::string& e : args.expects)
+      if (e.substr(0, e.find('=')) == args.peers[i]) return Status::Error("--expect label '" + args.peers[i] + "' is the name of a --peer");
+  }
   if (!args.bisect.empty()) {
     std::error_code ec;
     const fs::path d(args.bisect);
@@ -181,14 +192,27 @@ Status CheckArgs(const CompareArgs& args) {
   return CheckOutputPaths(args);
 }
 
-// Loads model `mi` and its inputs (into `*inputs`), then runs it on every backend with every layer
-// traced (RunForComparison).
+// The label of a peer's run of model `mi` (unique among the frameworks of every model).
+std::string PeerLabel(const CompareArgs& args, const std::string& peer, const std::string& model_label) {
+  return args.models.size() == 1 ? peer : peer + ":" + model_label;
+}
+
+// Loads model `mi` and its inputs (into `*inputs`), runs each --peer on it under `tmp` (into
+// `*peers`, each also a framework), then runs it on every backend with every layer traced
+// (RunForComparison).
 Result<ModelRuns> LoadAndRun(const CompareArgs& args, size_t mi, const std::string& label, std::vector<Framework> frameworks,
-                             size_t* traced_bytes, std::vector<NamedTensor>* inputs) {
+                             const TempDir& tmp, size_t* traced_bytes, std::vector<NamedTensor>* inputs, std::vector<PeerRun>* peers) {
   TARE_ASSIGN_OR_RETURN(std::shared_ptr<Model> model, LoadAnyModel(args.models[mi], args.from));
   Result<std::vector<NamedTensor>> bound = BindInputs(model->graph, args.inputs);
   if (!bound.ok()) return Status::Error(label + ": " + bound.status().message());
   *inputs = *bound;
+  for (const std::string& peer : args.peers) {
+    const std::string work = (fs::path(tmp.path()) / (std::to_string(mi) + "." + peer)).string();
+    TARE_ASSIGN_OR_RETURN(PeerRun p, RunPeer(peer, args.models[mi], *inputs, work));
+    p.peer = PeerLabel(args, peer, label);
+    frameworks.push_back({p.peer, p.outputs_dir, {}});
+    peers->push_back(std::move(p));
+  }
   return RunForComparison(std::move(model), label, *inputs, args.backends, std::move(frameworks), traced_bytes, true);
 }
 
@@ -252,7 +276,7 @@ std::string NodeRef(const NodeDistance& d) { return "node '" + d.name + "' (" + 
 
 // One backend's layers: the summary line, a line per node over budget in isolated mode (a kernel
 // bug) and, with --layers, every node's row.
-void PrintLayers(const std::string& label, const BackendLayers& l, bool every_node) {
+void PrintLayers(const std::string& label, const BackendLayers& l, bool every_node, bool peer = false) {
   const NodeDistance* worst = nullptr;
   int not_isolated = 0;
   std::string why_not;
@@ -265,9 +289,11 @@ void PrintLayers(const std::string& label, const BackendLayers& l, bool every_no
   }
   std::string line = "layers of " + label + " on " + l.backend + ": " + std::to_string(l.nodes.size()) + " nodes; chained: ";
   line += worst ? "worst rel L2 " + Sci(worst->chained->rel_l2) + " at " + NodeRef(*worst) : "nothing compared";
-  line += "; isolated: " + std::to_string(l.isolated - l.over_budget) + " of " + std::to_string(l.isolated) + " nodes within budget";
-  if (l.isolated) line += ", worst " + Sci(l.worst_ratio) + " of its budget at node '" + l.worst_node + "'";
-  if (not_isolated) line += "; " + std::to_string(not_isolated) + " not checked (first: " + why_not + ")";
+  if (!peer) {
+    line += "; isolated: " + std::to_string(l.isolated - l.over_budget) + " of " + std::to_string(l.isolated) + " nodes within budget";
+    if (l.isolated) line += ", worst " + Sci(l.worst_ratio) + " of its budget at node '" + l.worst_node + "'";
+    if (not_isolated) line += "; " + std::to_string(not_isolated) + " not checked (first: " + why_not + ")";
+  }
   std::printf("%s\n", line.c_str());
   for (const NodeDistance& d : l.nodes)
     if (d.isolated && d.isolated->evaluated && d.isolated->ratio > 1)
@@ -334,13 +360,41 @@ Result<std::string> WriteReproducer(const std::string& dir, const std::string& l
   return folder;
 }
 
-// Layers of every backend of one model (chained, then isolated unless --no-isolated), printed;
-// with --bisect, each backend bisected and its reproducer written. Returns the model's JSON
-// `layers` and `bisections`.
-Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const ModelSummary& s, const std::vector<NamedTensor>& inputs) {
+// Each peer's layers against ref64 (chained only: a framework's kernels are not run alone), with
+// where it leaves tare's per-layer noise floor (`backends`: tare's layers), printed.
+void ComparePeerLayers(const CompareArgs& args, const ModelRuns& mr, const std::vector<PeerRun>& peers,
+                       const std::vector<BackendLayers>& backends, json* out) {
+  const BackendRun& r64 = mr.runs[0];
+  for (const PeerRun& p : peers) {
+    std::vector<std::pair<std::string, std::string>> placement = r64.placement;
+    for (auto& [node, where] : placement)
+      if (where != "folded" && where != "unused") where = p.peer;
+    BackendLayers l = ChainedLayers(mr.model->graph, p.peer, p.values, placement, r64.values);
+    for (NodeDistance& d : l.nodes) {
+      if (d.chained_error == "not traced") d.chained_error = "not among " + p.peer + "'s values (a tensor of tare's own)";
+      d.isolated_error = "not run: isolated mode runs tare's backends";
+    }
+    const Departure dep = FirstDeparture(l, backends);
+    PrintLayers(mr.label, l, args.layers, true);
+    std::printf("%s: %s\n", mr.label.c_str(), dep.text.c_str());
+    json jl = LayersJson(l);
+    jl["peer"] = true;
+    jl["version"] = p.version;
+    jl["exposed_values"] = p.exposed;
+    jl["departure"] = DepartureJson(dep);
+    (*out)["layers"].push_back(std::move(jl));
+  }
+}
+
+// Layers of every backend of one model (chained, then isolated unless --no-isolated) and of every
+// peer, printed; with --bisect, each backend bisected and its reproducer written. Returns the
+// model's JSON `layers` and `bisections`.
+Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const ModelSummary& s, const std::vector<NamedTensor>& inputs,
+                           const std::vector<PeerRun>& peers) {
   const Graph& g = mr.model->graph;
   const BackendRun& r64 = mr.runs[0];
   json out = {{"layers", json::array()}, {"bisections", json::array()}};
+  std::vector<BackendLayers> tare_layers;
   for (size_t i = 1; i < mr.runs.size(); ++i) {
     const BackendRun& r = mr.runs[i];
     BackendLayers l = ChainedLayers(g, r.backend, r.values, r.placement, r64.values);
@@ -353,6 +407,7 @@ Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const M
     }
     PrintLayers(mr.label, l, args.layers);
     out["layers"].push_back(LayersJson(l));
+    tare_layers.push_back(l);
     if (args.bisect.empty()) continue;
     TARE_ASSIGN_OR_RETURN(Bisection b, BisectBackend(mr.model, r.backend, inputs, r64.outputs, r64.values, r.placement, r.values,
                                                      args.bisect_threshold));
@@ -366,6 +421,7 @@ Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const M
     }
     out["bisections"].push_back(BisectionJson(b, folder));
   }
+  ComparePeerLayers(args, mr, peers, tare_layers, &out);
   return out;
 }
 
@@ -379,9 +435,13 @@ int CmdCompare(const CompareArgs& args) {
   const std::vector<std::string> labels = ModelLabels(args.models);
   std::vector<ModelRuns> all;
   std::vector<std::vector<NamedTensor>> inputs(args.models.size());
+  std::vector<std::vector<PeerRun>> peers(args.models.size());
+  TempDir tmp;
+  if (!args.peers.empty())
+    if (Status st = tmp.Create(); !st.ok()) return Fail(st.message());
   size_t traced_bytes = 0;
   for (size_t mi = 0; mi < args.models.size(); ++mi) {
-    Result<ModelRuns> mr = LoadAndRun(args, mi, labels[mi], std::move((*fws)[mi]), &traced_bytes, &inputs[mi]);
+    Result<ModelRuns> mr = LoadAndRun(args, mi, labels[mi], std::move((*fws)[mi]), tmp, &traced_bytes, &inputs[mi], &peers[mi]);
     if (!mr.ok()) return Fail(mr.status().message());
     all.push_back(std::move(mr).value());
   }
@@ -389,7 +449,7 @@ int CmdCompare(const CompareArgs& args) {
   if (Status st = PrintSummaries(&all, &summaries); !st.ok()) return Fail(st.message());
   std::vector<json> layers;
   for (size_t mi = 0; mi < all.size(); ++mi) {
-    Result<json> l = CompareLayers(args, all[mi], summaries[mi], inputs[mi]);
+    Result<json> l = CompareLayers(args, all[mi], summaries[mi], inputs[mi], peers[mi]);
     if (!l.ok()) return Fail(l.status().message());
     layers.push_back(std::move(l).value());
   }

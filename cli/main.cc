@@ -457,6 +457,10 @@ int main(int argc, char** argv) {
                       "DIR: for each backend whose outputs differ from ref64 beyond --bisect-threshold, find the first node "
                       "responsible and write a one-node reproducer (.onnx, .tare, .npy) under DIR");
   compare->add_option("--bisect-threshold", cmp.bisect_threshold, "relative L2 of the outputs against ref64 that --bisect looks for (default 1e-5)");
+  compare->add_option("--peer", cmp.peers,
+                      "a framework to run on the same inputs with every intermediate value exposed, its layers aligned with tare's "
+                      "(ort: ONNX Runtime through node.js and bench/peers; repeatable)")
+      ->delimiter(',');
 
   BenchArgs bench_args;
   std::string bench_backend = "ref";

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <algorithm>
 
 namespace tare {
 namespace {
@@ -101,6 +103,47 @@ BackendLayers ChainedLayers(const Graph& graph, const std::string& backend, cons
     out.nodes.push_back(std::move(d));
   }
   return out;
+}
+
+Departure FirstDeparture(const BackendLayers& peer, const std::vector<BackendLayers>& backends) {
+  Departure d;
+  d.peer = peer.backend;
+  std::map<int, double> floor;  // node -> the largest rel L2 of tare's backends there
+  for (const BackendLayers& b : backends)
+    for (const NodeDistance& n : b.nodes)
+      if (n.chained && std::isfinite(n.chained->rel_l2)) floor[n.node] = std::max(floor[n.node], n.chained->rel_l2);
+  constexpr double kUnitRoundoff = 0x1p-24;
+  double worst = -1, worst_rel = 0, worst_floor = 0;
+  for (const NodeDistance& n : peer.nodes) {
+    if (!n.chained) continue;
+    ++d.compared;
+    const double f = std::max(floor.count(n.node) ? floor[n.node] : 0.0, kUnitRoundoff);
+    const double ratio = n.chained->rel_l2 / f;
+    if (std::isnan(ratio) || ratio > kDepartureFactor) {
+      d.found = true;
+      d.node = n.node;
+      d.name = n.name;
+      d.op = n.op;
+      d.rel_l2 = n.chained->rel_l2;
+      d.floor = f;
+      d.ratio = ratio;
+      d.text = peer.backend + " leaves ref64 at node '" + n.name + "' (" + n.op + "): rel L2 " + Sci(d.rel_l2) + ", " + Sci(ratio) +
+               " times the layer's noise floor " + Sci(f) + " (tare's backends there)";
+      return d;
+    }
+    if (ratio > worst) {
+      worst = ratio;
+      d.worst_node = n.name;
+      worst_rel = n.chained->rel_l2;
+      worst_floor = f;
+    }
+  }
+  d.ratio = std::max(worst, 0.0);
+  d.rel_l2 = worst_rel;
+  d.floor = worst_floor;
+  d.text = peer.backend + ": every one of " + std::to_string(d.compared) + " compared layers within " + std::to_string(static_cast<int>(kDepartureFactor)) +
+           " times tare's noise floor" + (d.worst_node.empty() ? "" : " (at most " + Sci(d.ratio) + ", at node '" + d.worst_node + "')");
+  return d;
 }
 
 Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::map<std::string, Tensor>& values,

@@ -52,6 +52,29 @@ BackendLayers ChainedLayers(const Graph& graph, const std::string& backend, cons
                             const std::vector<std::pair<std::string, std::string>>& placement,
                             const std::map<std::string, Tensor>& ref64);
 
+/// Where a framework's layers (ChainedLayers of its run, `--peer`) leave ref64 beyond tare's
+/// per-layer noise floor.
+struct Departure {
+  std::string peer;
+  bool found = false;
+  int node = -1;             ///< the first such node's index in the graph (when found)
+  std::string name, op;
+  double rel_l2 = 0;         ///< the framework's rel L2 from ref64 there
+  double floor = 0;          ///< the layer's noise floor there
+  double ratio = 0;          ///< rel_l2 / floor; when not found, the largest over the compared layers
+  std::string worst_node;    ///< when not found: where that largest ratio is
+  int compared = 0;          ///< layers compared (the framework has the tensor, ref64 too)
+  std::string text;          ///< the sentence for the terminal
+};
+
+/// How far above the per-layer noise floor a framework's layer must be to leave ref64.
+constexpr double kDepartureFactor = 10;
+
+/// The first node of `peer` whose chained rel L2 exceeds kDepartureFactor times that layer's noise
+/// floor: the largest chained rel L2 at the node among `backends` (tare's runs other than ref64,
+/// ChainedLayers), and at least 2^-24 (float32's unit roundoff). A NaN distance departs.
+Departure FirstDeparture(const BackendLayers& peer, const std::vector<BackendLayers>& backends);
+
 /// A one-node model and its run-time inputs.
 struct OneNodeModel {
   std::shared_ptr<Graph> graph;      ///< the node alone: its known inputs as weights, the others graph inputs

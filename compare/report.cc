@@ -166,6 +166,16 @@ json LayersJson(const BackendLayers& l) {
   return jl;
 }
 
+json DepartureJson(const Departure& d) {
+  json j = {{"peer", d.peer}, {"found", d.found}, {"compared", d.compared}, {"factor", kDepartureFactor}, {"text", d.text}};
+  if (d.found)
+    j.update({{"node", d.name}, {"op", d.op}, {"index", d.node}, {"rel_l2", JsonNumber(d.rel_l2)}, {"floor", d.floor},
+              {"ratio", JsonNumber(d.ratio)}});
+  else
+    j.update({{"worst_node", d.worst_node}, {"ratio", JsonNumber(d.ratio)}});
+  return j;
+}
+
 json BisectionJson(const Bisection& b, const std::string& reproducer) {
   json jb = {{"backend", b.backend},
              {"reference", b.reference},

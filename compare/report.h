@@ -41,6 +41,11 @@ nlohmann::json PairJson(const PairVerdict& v);
 /// null, isolated_error}]}; the ratio is a JsonNumber ("inf" for a NaN on one side).
 nlohmann::json LayersJson(const BackendLayers& l);
 
+/// A framework's departure from ref64 (FirstDeparture): {peer, found, compared, factor, text} and
+/// when found {node, op, index, rel_l2, floor, ratio}, else {worst_node, ratio} (the ratio a
+/// JsonNumber).
+nlohmann::json DepartureJson(const Departure& d);
+
 /// One bisection (BisectBackend): {backend, reference, threshold_rel_l2, verdict, text, candidates,
 /// probes, backend_vs_ref64, reference_vs_ref64} and for verdict "found" {node, op, index,
 /// attributes, input_shapes, with_node, before_node, isolated_ratio (null when not run),

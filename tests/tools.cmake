@@ -34,11 +34,16 @@ add_test(NAME cli.bad_inputs
 add_test(NAME cli.compare
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare.sh ${TARE_EXE}
           ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare)
-# A TFLite model and its ONNX twin: LiteRT.js's output, "same function" on ref64.
 set(twin_backends ref64,ref)
 if(TARE_WITH_CPU)
   set(twin_backends ref64,ref,cpu)
 endif()
+# tare compare --peer ort: ONNX Runtime's layers aligned with tare's (skipped without onnxruntime-node).
+add_test(NAME cli.compare_peer
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_peer.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_peer ${twin_backends})
+set_tests_properties(cli.compare_peer PROPERTIES SKIP_RETURN_CODE 77)
+# A TFLite model and its ONNX twin: LiteRT.js's output, "same function" on ref64.
 add_test(NAME cli.compare_tflite
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_tflite.sh ${TARE_EXE} ${CHECK_EXE}
           ${TWIN_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_tflite

@@ -1,16 +1,23 @@
 // npy.js — the small file helpers the study's JavaScript runners share (bench/study/ort.js, tfjs.js):
-// a .npy (format 1.0) writer and reader for C-order little-endian float32 / float64 / int64 arrays,
-// and a reader for the gzipped IDX files of Fashion-MNIST.
+// a .npy (format 1.0) writer and reader for C-order little-endian arrays (float32, float64, int64,
+// int32, int16, int8, uint8, uint16, uint32, uint64, and bool or float16 as their bytes / bit
+// patterns), and a reader for the gzipped IDX files of Fashion-MNIST.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const zlib = require('zlib');
 
-const kDescr = new Map([[Float32Array, '<f4'], [Float64Array, '<f8'], [BigInt64Array, '<i8']]);
+// numpy's type string of each typed array, and the typed array of each type string.
+const kDescr = new Map([[Float32Array, '<f4'], [Float64Array, '<f8'], [BigInt64Array, '<i8'], [Int32Array, '<i4'],
+                        [Int16Array, '<i2'], [Int8Array, '|i1'], [Uint8Array, '|u1'], [Uint16Array, '<u2'],
+                        [Uint32Array, '<u4'], [BigUint64Array, '<u8']]);
+const kArray = Object.fromEntries([...kDescr].map(([T, d]) => [d, T]).concat([['|b1', Uint8Array], ['<f2', Uint16Array]]));
 
-// Writes `data` (Float32Array, Float64Array or BigInt64Array) with `shape` to `file`.
-function writeNpy(file, data, shape) {
-  const descr = kDescr.get(data.constructor);
+// Writes `data` (a typed array of kDescr) with `shape` to `file`; `descr` overrides the type
+// string ('|b1' for bools held in a Uint8Array, '<f2' for float16 bit patterns in a Uint16Array).
+function writeNpy(file, data, shape, descr = null) {
+  descr = descr || kDescr.get(data.constructor);
+  if (descr && kArray[descr] !== data.constructor) throw new Error(`writeNpy: ${descr} cannot be written from a ${data.constructor.name}`);
   if (!descr) throw new Error(`writeNpy: unsupported array type ${data.constructor.name}`);
   const count = shape.reduce((a, b) => a * b, 1);
   if (count !== data.length) throw new Error(`writeNpy: shape [${shape}] holds ${count} values, got ${data.length}`);
@@ -27,8 +34,8 @@ function writeNpy(file, data, shape) {
                                         Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }
 
-// Reads a C-order little-endian .npy file (format 1.x or 2.x) of '<f4', '<f8' or '<i8'.
-// Returns {shape, data} with data a Float32Array, Float64Array or BigInt64Array.
+// Reads a C-order little-endian .npy file (format 1.x or 2.x) of a type of kArray.
+// Returns {shape, data, descr} with data the typed array of kArray[descr].
 function readNpy(file) {
   const buf = fs.readFileSync(file);
   if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${file}: not a .npy file`);
@@ -42,15 +49,14 @@ function readNpy(file) {
   if (!descr || !fortran || !shapeM) throw new Error(`${file}: bad .npy header ${header}`);
   if (fortran[1] === 'True') throw new Error(`${file}: Fortran order is not supported`);
   const shape = shapeM[1].split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
-  const types = { '<f4': Float32Array, '<f8': Float64Array, '<i8': BigInt64Array };
-  const T = types[descr[1]];
+  const T = kArray[descr[1]];
   if (!T) throw new Error(`${file}: dtype ${descr[1]} is not supported`);
   const count = shape.reduce((a, b) => a * b, 1);
   if (buf.length - start !== count * T.BYTES_PER_ELEMENT) throw new Error(`${file}: size does not match shape [${shape}]`);
   const bytes = buf.subarray(start);
   const data = new T(count);  // copy: the payload need not be aligned
   new Uint8Array(data.buffer).set(bytes);
-  return { shape, data };
+  return { shape, data, descr: descr[1] };
 }
 
 // Reads an unsigned-byte IDX file (gzipped if the name ends in .gz): {dims, data: Uint8Array}.

@@ -3,8 +3,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "onnx.pb.h"
 
@@ -160,6 +164,55 @@ Status WriteOnnxModel(const Graph& graph, const std::string& path, int64_t sourc
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!f) return Status::Error("cannot write " + path);
   return Status::Ok();
+}
+
+Result<int> WriteOnnxWithEveryValueAsOutput(const std::string& src, const std::string& dst) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dst, ec)) return Status::Error(StatusCode::kInvalidArgument, dst + " exists: not overwritten");
+  std::ifstream in(src, std::ios::binary);
+  if (!in) return Status::Error(StatusCode::kIO, "cannot read " + src);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::ModelProto m;
+  if (bytes.empty() || bytes.size() > static_cast<size_t>(INT32_MAX) || !m.ParseFromString(bytes))
+    return Status::Error(StatusCode::kBadModel, "'" + src + "' is not a valid ONNX model (protobuf parse failed)");
+  onnx::GraphProto* g = m.mutable_graph();
+  // External data files (paths relative to the model's folder) are linked next to the copy.
+  const fs::path src_dir = fs::absolute(src, ec).parent_path(), dst_dir = fs::absolute(dst, ec).parent_path();
+  std::set<std::string> linked;
+  for (const onnx::TensorProto& t : g->initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      if (e.key() != "location" || !linked.insert(e.value()).second) continue;
+      const fs::path rel = fs::path(e.value()).lexically_normal();
+      if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
+        return Status::Error(StatusCode::kBadModel, "'" + src + "': external data location '" + e.value() + "' is outside the model's folder");
+      fs::create_directories((dst_dir / rel).parent_path(), ec);
+      fs::create_symlink(src_dir / rel, dst_dir / rel, ec);
+      if (ec) return Status::Error(StatusCode::kIO, "cannot link " + (src_dir / rel).string() + ": " + ec.message());
+    }
+  }
+  std::set<std::string> outputs;
+  for (const onnx::ValueInfoProto& o : g->output()) outputs.insert(o.name());
+  std::map<std::string, const onnx::ValueInfoProto*> declared;
+  for (const onnx::ValueInfoProto& v : g->value_info()) declared[v.name()] = &v;
+  std::vector<onnx::ValueInfoProto> added;
+  for (const onnx::NodeProto& n : g->node())
+    for (const std::string& o : n.output()) {
+      if (o.empty() || !outputs.insert(o).second) continue;
+      onnx::ValueInfoProto v;
+      if (auto it = declared.find(o); it != declared.end()) v = *it->second;
+      v.set_name(o);
+      added.push_back(std::move(v));
+    }
+  for (onnx::ValueInfoProto& v : added) *g->add_output() = std::move(v);
+  std::string out;
+  if (!m.SerializeToString(&out)) return Status::Error(dst + ": the model does not serialize (over 2 GiB?)");
+  std::ofstream f(dst, std::ios::binary);
+  if (!f) return Status::Error(StatusCode::kIO, "cannot write " + dst);
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  if (!f) return Status::Error(StatusCode::kIO, "cannot write " + dst);
+  return static_cast<int>(added.size());
 }
 
 }  // namespace tare

@@ -25,4 +25,13 @@ namespace tare {
 /// of control flow, Scan-8's form, rounding Casts) that has no ONNX spelling; a non-tensor weight.
 Status WriteOnnxModel(const Graph& graph, const std::string& path, int64_t source_opset = 0);
 
+/// Copies the ONNX file `src` to `dst` with every output of every node of its main graph also a
+/// graph output (the way Polygraphy's "mark all" exposes a model's intermediate values to ONNX
+/// Runtime; subgraphs of If/Loop/Scan are left as they are). An added output keeps the type of the
+/// file's value_info entry for it, else has no type (ONNX Runtime infers it). External data files
+/// are linked (symlinks) next to `dst` at their relative locations. Returns the number of outputs
+/// added. Errors: `dst` exists (never overwritten), `src` unreadable or not an ONNX model
+/// ("bad_model"), an external data location outside `src`'s folder, `dst` not writable.
+Result<int> WriteOnnxWithEveryValueAsOutput(const std::string& src, const std::string& dst);
+
 }  // namespace tare

@@ -291,3 +291,52 @@ TEST_CASE("layers: a planted kernel error is over budget in isolated mode, found
   REQUIRE(bi.ok());
   CHECK(bi->verdict == "within threshold");
 }
+
+TEST_CASE("layers: a framework leaves ref64 at the first layer beyond 10 times tare's per-layer noise floor") {
+  auto node = [](int index, double rel_l2, bool compared = true) {
+    NodeDistance d;
+    d.node = index;
+    d.name = "n" + std::to_string(index);
+    d.op = "Conv";
+    if (compared) {
+      Metrics m;
+      m.rel_l2 = rel_l2;
+      d.chained = m;
+    }
+    return d;
+  };
+  BackendLayers ref, cpu, ort;
+  ref.backend = "ref";
+  cpu.backend = "cpu";
+  ort.backend = "ort";
+  // Node 0: floor max(1e-7, 2e-7) = 2e-7, ort 1.9e-6 (9.5 times: stays); node 1: not in ort's
+  // values; node 2: floor 1e-7, ort 5e-6 (50 times: leaves); node 3 would leave too.
+  ref.nodes = {node(0, 1e-7), node(1, 1e-7), node(2, 1e-7), node(3, 1e-7)};
+  cpu.nodes = {node(0, 2e-7), node(1, 1e-7), node(2, 5e-8), node(3, 1e-7)};
+  ort.nodes = {node(0, 1.9e-6), node(1, 0, false), node(2, 5e-6), node(3, 1e-3)};
+  Departure d = FirstDeparture(ort, {ref, cpu});
+  CHECK(d.found);
+  CHECK(d.name == "n2");
+  CHECK(d.node == 2);
+  CHECK(d.floor == doctest::Approx(1e-7));
+  CHECK(d.ratio == doctest::Approx(50));
+  CHECK(d.compared == 2);
+  // Without node 2 and 3: within, the largest ratio 9.5 at node 0.
+  ort.nodes.resize(2);
+  d = FirstDeparture(ort, {ref, cpu});
+  CHECK_FALSE(d.found);
+  CHECK(d.worst_node == "n0");
+  CHECK(d.ratio == doctest::Approx(9.5));
+  // No tare backend at a layer: the floor is float32's unit roundoff 2^-24; a NaN distance leaves.
+  BackendLayers lone;
+  lone.backend = "ort";
+  lone.nodes = {node(0, 1e-6), node(1, std::nan(""))};  // 16.8 times 2^-24
+  d = FirstDeparture(lone, {});
+  CHECK(d.found);
+  CHECK(d.name == "n0");
+  CHECK(d.floor == 0x1p-24);
+  lone.nodes = {node(0, 1e-7), node(1, std::nan(""))};
+  d = FirstDeparture(lone, {});
+  CHECK(d.found);
+  CHECK(d.name == "n1");
+}

@@ -1,0 +1,54 @@
+// Frameworks that `tare compare --peer NAME` runs itself on the comparison's inputs (docs/COMPARE.md,
+// "Peers"): each through its runner in bench/peers/ (node.js), once on the model as given (its
+// outputs: the framework's result, compared like an `--expect` folder) and once with every
+// intermediate value exposed (its layers, aligned with tare's by tensor name).
+//   ort   ONNX Runtime (onnxruntime-node, bench/peers/ort_run.js) on an ONNX file; the layers run
+//         on a copy with every node output a graph output (WriteOnnxWithEveryValueAsOutput).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/session.h"
+
+namespace tare_cli {
+
+/// The peers `--peer` accepts.
+const std::vector<std::string>& KnownPeers();
+
+/// A folder made under the system's temporary directory (tare-peer-XXXXXX), removed with
+/// everything in it when this goes away.
+class TempDir {
+ public:
+  TempDir() = default;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+  /// Makes the folder. Errors: the system's temporary directory is not writable.
+  tare::Status Create();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// One peer's run of one model.
+struct PeerRun {
+  std::string peer;         ///< "ort"
+  std::string version;      ///< the framework's version, as its runner reports it
+  std::string outputs_dir;  ///< <SafeName(output)>.npy per output of the model as given (a Framework's dir)
+  std::map<std::string, tare::Tensor> values;  ///< every value of the exposed run, by tensor name
+  int exposed = 0;          ///< intermediate values made outputs
+  std::vector<std::string> skipped;  ///< values not read back (string tensors, sequences), by name
+};
+
+/// Runs `peer` on the model file `model` with `inputs` (bound by name), in the folder `work`
+/// (which must exist and be empty; everything written stays under it). The runner is
+/// $TARE_PEERS_DIR/<runner>.js, else bench/peers/ of the source tree tare was built from, run by
+/// $TARE_NODE, else `node` on the PATH. Errors: an unknown peer; a model the peer cannot run (ort:
+/// not an ONNX file); node or the runner missing; the runner failing (its message, e.g. ONNX
+/// Runtime refusing the model); an output file it wrote that cannot be read.
+tare::Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<tare::NamedTensor>& inputs,
+                              const std::string& work);
+
+}  // namespace tare_cli

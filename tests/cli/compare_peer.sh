@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tare compare --peer ort on LeNet-5: ONNX Runtime (bench/peers/ort_run.js) run by tare on the same
+# input, its outputs checked against PyTorch's own logits (tests/models/lenet5/expected, written by
+# the PyTorch export) and its 14 layers aligned (16 ONNX nodes, two of them Constants tare folds; 15 values
+# exposed besides the output) with tare's by tensor name, every one within 10 times
+# tare's per-layer noise floor (FirstDeparture; its rule is tested on hand-made layers in
+# tests/unit/compare_layers_test.cc). Bad use: one error line.
+# Usage: compare_peer.sh TARE FIXTURE_DIR WORK_DIR BACKENDS. Exit 77 (skipped) without onnxruntime-node.
+set -euo pipefail
+TARE=$1 FIX=$2 WORK=$3 BACKENDS=$4
+PEERS=$(cd "$(dirname "$0")/../../bench/peers" && pwd)
+if [ ! -d "$PEERS/node_modules/onnxruntime-node" ] || ! command -v node > /dev/null; then
+  echo "skipped: no onnxruntime-node (cd bench/peers && npm install --ignore-scripts)"; exit 77; fi
+rm -rf "$WORK" && mkdir -p "$WORK"
+M=$FIX/model.onnx
+"$TARE" compare --model "$M" --input "$FIX/input.npy" --backends "$BACKENDS" --peer ort --expect "pytorch=$FIX/expected" \
+  --json "$WORK/r.json" > "$WORK/out.txt"
+grep -qE "^model.onnx ort +ref64 " "$WORK/out.txt" && grep -qF "layers of model.onnx on ort: 14 nodes; chained: worst rel L2" "$WORK/out.txt" &&
+  grep -qF "model.onnx: ort: every one of 14 compared layers within 10 times tare's noise floor" "$WORK/out.txt" &&
+  grep -qE "^pytorch vs ort: " "$WORK/out.txt" || { cat "$WORK/out.txt"; echo "FAIL: --peer ort"; exit 1; }
+python3 - "$WORK/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["models"][0]
+fw = {f["label"]: f["metrics"] for f in m["frameworks"]}
+assert set(fw) == {"ort", "pytorch"}, fw
+# ONNX Runtime's logits against ref64, and ref64 against PyTorch's: both at float32's rounding.
+assert 0 < fw["ort"]["rel_l2"] < 1e-6 and fw["pytorch"]["rel_l2"] < 1e-6, fw
+(ort,) = [l for l in m["layers"] if l.get("peer")]
+assert ort["backend"] == "ort" and ort["exposed_values"] == 15, ort["exposed_values"]
+ops = [n["op"] for n in ort["nodes"]]
+assert ops.count("Conv") == 2 and ops.count("Gemm") == 3 and len(ops) == 14, ops
+assert all(n["chained"] and 0 <= n["chained"]["rel_l2"] < 1e-6 for n in ort["nodes"]), ort["nodes"]
+d = ort["departure"]
+assert d["found"] is False and d["compared"] == 14 and d["factor"] == 10 and 0 < d["ratio"] <= 10, d
+PY
+bad() {
+  if "$@" > "$WORK/bad_out.txt" 2> "$WORK/err.txt"; then echo "FAIL: accepted: $*"; exit 1; fi
+  [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] && grep -q "^tare: error: " "$WORK/err.txt" ||
+    { cat "$WORK/err.txt"; echo "FAIL: not one error line: $*"; exit 1; }
+}
+bad "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer nosuch
+bad "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort,ort
+bad "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort --expect "ort=$FIX/expected"
+bad "$TARE" compare --model "$M" --dataset "npy:$FIX/dataset" --peer ort
+bad "$TARE" compare --model "$FIX/tflite_twin/model.tflite" --input "$FIX/input.npy" --peer ort
+grep -qF "runs ONNX files" "$WORK/err.txt" || { cat "$WORK/err.txt"; echo "FAIL: --peer ort on .tflite"; exit 1; }
+bad env TARE_PEERS_DIR="$WORK/nowhere" "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort
+bad env TARE_NODE="$WORK/no-node" "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort
+# A malformed model: refused before any peer runs, on one line.
+head -c 3000 "$M" > "$WORK/cut.onnx"
+bad "$TARE" compare --model "$WORK/cut.onnx" --input "$FIX/input.npy" --peer ort
+echo "1 passed, 0 failed"
