@@ -65,6 +65,18 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.scale = BudgetScale::kMaxInput;
     return p;
   }
+  // Affine combinations that cancel: the scale is the magnitude of their terms (budget.h).
+  if (node.op == "BatchNormalization" && !Int(node, "training_mode", 0) && n_inputs == 5) {
+    p.scale = BudgetScale::kAbsInputs;
+    p.abs_inputs = {1, 1, 1, 2, 0};
+    return p;
+  }
+  if (node.op == "HardSigmoid") {
+    p.scale = BudgetScale::kAbsInputs;
+    p.abs_inputs = {1};
+    p.abs_attrs = true;
+    return p;
+  }
   // Dots and sums: scale = the op on |inputs|. The other budgets scale with |y|.
   if (spec->budget.cK > 0 && spec->budget.c0 == 2) {
     p.scale = BudgetScale::kAbsInputs;

@@ -27,11 +27,15 @@ enum class BudgetScale {
 };
 
 /// How one node's budget is evaluated: the budget's scale and the inputs made absolute for
-/// kAbsInputs (`abs_inputs[i]`: input i; integer inputs, sampling offsets and the like stay as
-/// they are).
+/// kAbsInputs (`abs_inputs[i]`: input i made |x| (1) or -|x| (2); integer inputs, sampling offsets
+/// and the like stay as they are (0)), and whether the node's float attributes are made absolute.
+/// Ops whose float32 result is an affine combination that can cancel take kAbsInputs too, so the
+/// scale is the magnitude of the terms: BatchNormalization (inference) (|x| + |mean|) |scale| /
+/// sqrt(var + eps) + |B| (mean as -|mean|), HardSigmoid clip(|alpha| |x| + |beta|, 0, 1).
 struct BudgetPlan {
   BudgetScale scale = BudgetScale::kAbsOutput;
   std::vector<char> abs_inputs;
+  bool abs_attrs = false;
   std::string no_budget;  ///< why this node's budget cannot be evaluated (e.g. Attention), else empty
 };
 

@@ -10,12 +10,13 @@ namespace {
 
 bool Skipped(const std::string& where) { return where == "folded" || where == "unused"; }
 
-Result<Tensor> Absolute(const Tensor& t) {
+// |t| (or -|t| with `negate`) for float tensors; others as they are.
+Result<Tensor> Absolute(const Tensor& t, bool negate = false) {
   if (!t.is_tensor() || !t.data || !(DTypeIsFloat(t.dtype) || t.dtype == DType::kBFloat16)) return t;
   TARE_ASSIGN_OR_RETURN(Tensor a, ConvertTensor(t, DType::kFloat64));
   Tensor c;
   TARE_ASSIGN_OR_RETURN(c, Tensor::Alloc(DType::kFloat64, a.shape));
-  for (int64_t i = 0; i < a.numel(); ++i) c.as<double>()[i] = std::fabs(a.as<double>()[i]);
+  for (int64_t i = 0; i < a.numel(); ++i) c.as<double>()[i] = negate ? -std::fabs(a.as<double>()[i]) : std::fabs(a.as<double>()[i]);
   return ConvertTensor(c, t.dtype);
 }
 
@@ -148,17 +149,20 @@ Departure FirstDeparture(const BackendLayers& peer, const std::vector<BackendLay
 
 Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::map<std::string, Tensor>& values,
                                       const std::map<std::string, Tensor>& types, const std::map<std::string, bool>& known,
-                                      const std::vector<char>& abs_inputs) {
+                                      const std::vector<char>& abs_inputs, bool abs_attrs) {
   const Node& n = graph.nodes[static_cast<size_t>(node)];
   OneNodeModel m;
   m.graph = std::make_shared<Graph>();
   Graph& g = *m.graph;
   Node copy = n;
+  if (abs_attrs)
+    for (auto& [name, a] : copy.attrs)
+      if (a.kind == Attr::Kind::kFloat) a.f = std::fabs(a.f);
   std::map<int, int> remap;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const int v = n.inputs[i];
     if (v < 0) continue;
-    const bool make_abs = i < abs_inputs.size() && abs_inputs[i];
+    const char make_abs = i < abs_inputs.size() ? abs_inputs[i] : 0;
     if (auto it = remap.find(v); it != remap.end()) {  // the same value twice (Mul(x, x)): one input
       copy.inputs[i] = it->second;
       continue;
@@ -178,7 +182,7 @@ Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::m
       TARE_ASSIGN_OR_RETURN(t, ConvertTensor(t, ty->second.dtype));
     }
     if (make_abs) {
-      TARE_ASSIGN_OR_RETURN(t, Absolute(t));
+      TARE_ASSIGN_OR_RETURN(t, Absolute(t, make_abs == 2));
     }
     Value nv;
     nv.name = src.name;
@@ -240,7 +244,7 @@ void IsolateNodes(const Graph& graph, const std::map<std::string, Tensor>& value
     const BudgetPlan plan = PlanBudget(n, n.inputs.size());
     std::vector<Tensor> scale;
     if (plan.scale == BudgetScale::kAbsInputs) {
-      Result<OneNodeModel> ma = MakeOneNodeModel(graph, d.node, values64, types, known, plan.abs_inputs);
+      Result<OneNodeModel> ma = MakeOneNodeModel(graph, d.node, values64, types, known, plan.abs_inputs, plan.abs_attrs);
       Result<std::vector<Tensor>> s = ma.ok() ? RunAlone(*ma, "ref64", nullptr) : ma.status();
       if (!s.ok()) {
         d.isolated_error = "the budget's scale (the node on |inputs|): " + s.status().message();

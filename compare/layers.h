@@ -84,11 +84,12 @@ struct OneNodeModel {
 /// Node `node` of `graph` alone. Input values come from `values` (by tensor name), each converted
 /// to the dtype `types` holds for that name (when it has it): the backend's types; inputs named in
 /// `known` (weights, values folded at plan time) become weights of the one-node graph, the others
-/// its inputs. `abs_inputs[i]` (PlanBudget) makes input i's float values absolute. Errors: an input
+/// its inputs. `abs_inputs[i]` (PlanBudget) makes input i's float values absolute (1) or minus
+/// their absolute values (2); `abs_attrs` the node's float attributes absolute. Errors: an input
 /// value missing from `values`, a non-tensor input or output (sequences, optionals).
 Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::map<std::string, Tensor>& values,
                                       const std::map<std::string, Tensor>& types, const std::map<std::string, bool>& known,
-                                      const std::vector<char>& abs_inputs = {});
+                                      const std::vector<char>& abs_inputs = {}, bool abs_attrs = false);
 
 /// Isolated mode for every node of `*layers` (ChainedLayers of the same run): `values64` are
 /// ref64's values (BackendRun::values), `types` the backend's run's (for the dtypes), `known` the values

@@ -67,13 +67,19 @@ nlohmann::json DataSetReport(int64_t n, double threshold, const std::vector<DsMo
 /// `in` with <, >, & and " escaped for HTML.
 std::string HtmlEscape(const std::string& in);
 
-/// The HTML page of a single-input report (CompareReport): the runs table against ref64 and, per
-/// pair, the verdict, the first divergence and the relative L2 of every aligned layer on a log
-/// scale (inline SVG).
+/// The HTML page of a single-input report (CompareReport, compare/report_html.cc), one
+/// self-contained file (inline style, SVG and a table-sorting script; nothing fetched): the
+/// verdicts first (pairs, kernel bugs, peers' departures, bisections), the runs table against
+/// ref64, per model with `layers` a log plot of every run's and peer's chained rel L2 per layer
+/// (tare's per-layer noise floor, times the departure factor with peers, as a band), a log plot of
+/// every backend's isolated error / budget (the budget as a band) and a sortable layer table; per
+/// pair, the verdict, the first divergence and a log plot of every aligned layer's rel L2. Every
+/// point's hover text names the node and its op.
 std::string CompareHtml(const nlohmann::json& report);
 
-/// The HTML page of a data-set report (DataSetReport): accuracy of every run, and per pair of runs
-/// the flips by attribution and the first 50 flips.
+/// The HTML page of a data-set report (DataSetReport), self-contained as CompareHtml's: the flips
+/// per pair first, a bar chart and a sortable table of every run's accuracy, the flip matrix (runs
+/// x runs, hover: by attribution) and per pair of runs the first 50 flips.
 std::string DataSetHtml(const nlohmann::json& report);
 
 }  // namespace tare

@@ -340,3 +340,51 @@ TEST_CASE("layers: a framework leaves ref64 at the first layer beyond 10 times t
   CHECK(d.found);
   CHECK(d.name == "n1");
 }
+
+namespace {
+// The budget's scale model of node 0 of `g` (PlanBudget, MakeOneNodeModel) run on ref64 with x.
+std::vector<double> ScaleOf(const Graph& g, const Tensor& x) {
+  const BudgetPlan plan = PlanBudget(g.nodes[0], g.nodes[0].inputs.size());
+  REQUIRE(plan.scale == BudgetScale::kAbsInputs);
+  Result<OneNodeModel> m = MakeOneNodeModel(g, 0, {{"x", x}}, {}, {}, plan.abs_inputs, plan.abs_attrs);
+  REQUIRE(m.ok());
+  SessionOptions o;
+  o.backends = {"ref64"};
+  Result<std::unique_ptr<Session>> s = Session::Create(m->graph, o);
+  REQUIRE(s.ok());
+  std::vector<NamedTensor> out;
+  REQUIRE((*s)->Run(m->inputs, &out).ok());
+  std::vector<double> v;
+  for (int64_t i = 0; i < out[0].tensor.numel(); ++i) v.push_back(ReadDouble(out[0].tensor, i));
+  return v;
+}
+}  // namespace
+
+TEST_CASE("budget: BatchNormalization and HardSigmoid scale with their terms' magnitudes, not a cancelled |y|") {
+  // BatchNormalization x = {1, -3}, scale 2, B -0.5, mean 1.5, var 3 (eps 1e-5): the scale is
+  // (|x| + |mean|) |scale| / sqrt(var + eps) + |B| = {2.5, 4.5} * 2 / sqrt(3.00001) + 0.5.
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 1, 1, 2});
+  int sc = b.Const("s", F32({1}, {2}));
+  int bias = b.Const("B", F32({1}, {-0.5f}));
+  int mean = b.Const("m", F32({1}, {1.5f}));
+  int var = b.Const("v", F32({1}, {3}));
+  b.g.outputs = b.Op("BatchNormalization", {x, sc, bias, mean, var});
+  CHECK(PlanBudget(b.g.nodes[0], 5).abs_inputs == std::vector<char>{1, 1, 1, 2, 0});
+  std::vector<double> s = ScaleOf(b.g, F32({1, 1, 1, 2}, {1, -3}));
+  REQUIRE(s.size() == 2);
+  CHECK(s[0] == doctest::Approx(2.5 * 2 / std::sqrt(3.00001) + 0.5).epsilon(1e-12));
+  CHECK(s[1] == doctest::Approx(4.5 * 2 / std::sqrt(3.00001) + 0.5).epsilon(1e-12));
+  // HardSigmoid alpha -0.2, beta -0.5, x = {-1, 10}: clip(0.2 |x| + 0.5, 0, 1) = {0.7, 1}.
+  GraphBuilder h;
+  int hx = h.Input("x", DType::kFloat32, {2});
+  Attr alpha, beta;
+  alpha.kind = beta.kind = Attr::Kind::kFloat;
+  alpha.f = -0.2f;
+  beta.f = -0.5f;
+  h.g.outputs = h.Op("HardSigmoid", {hx}, 1, {{"alpha", alpha}, {"beta", beta}});
+  s = ScaleOf(h.g, F32({2}, {-1, 10}));
+  REQUIRE(s.size() == 2);
+  CHECK(s[0] == doctest::Approx(0.2f * 1 + 0.5f).epsilon(1e-7));
+  CHECK(s[1] == 1);
+}
