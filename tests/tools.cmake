@@ -43,6 +43,10 @@ add_test(NAME cli.compare_peer
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_peer.sh ${TARE_EXE}
           ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_peer ${twin_backends})
 set_tests_properties(cli.compare_peer PROPERTIES SKIP_RETURN_CODE 77)
+# The HTML reports (single model, pairs, data set) parsed against their JSON, and screenshots.
+add_test(NAME cli.compare_html
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_html.sh ${TARE_EXE}
+          ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_html ${twin_backends})
 # A TFLite model and its ONNX twin: LiteRT.js's output, "same function" on ref64.
 add_test(NAME cli.compare_tflite
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_tflite.sh ${TARE_EXE} ${CHECK_EXE}
