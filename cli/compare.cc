@@ -391,23 +391,14 @@ void ComparePeerLayers(const CompareArgs& args, const ModelRuns& mr, const std::
 // model's JSON `layers` and `bisections`.
 Result<json> CompareLayers(const CompareArgs& args, const ModelRuns& mr, const ModelSummary& s, const std::vector<NamedTensor>& inputs,
                            const std::vector<PeerRun>& peers) {
-  const Graph& g = mr.model->graph;
   const BackendRun& r64 = mr.runs[0];
   json out = {{"layers", json::array()}, {"bisections", json::array()}};
-  std::vector<BackendLayers> tare_layers;
+  std::vector<BackendLayers> tare_layers = ModelLayers(mr, s.quantized, !args.no_isolated);
   for (size_t i = 1; i < mr.runs.size(); ++i) {
     const BackendRun& r = mr.runs[i];
-    BackendLayers l = ChainedLayers(g, r.backend, r.values, r.placement, r64.values);
-    if (args.no_isolated) {
-      for (NodeDistance& d : l.nodes) d.isolated_error = "not run (--no-isolated)";
-    } else if (s.quantized) {
-      for (NodeDistance& d : l.nodes) d.isolated_error = "not run: a quantized model (its integer ops take codes, ref64 real values)";
-    } else {
-      IsolateNodes(g, r64.values, r.values, KnownValues(g, r.placement), &l);
-    }
+    const BackendLayers& l = tare_layers[i - 1];
     PrintLayers(mr.label, l, args.layers);
     out["layers"].push_back(LayersJson(l));
-    tare_layers.push_back(l);
     if (args.bisect.empty()) continue;
     TARE_ASSIGN_OR_RETURN(Bisection b, BisectBackend(mr.model, r.backend, inputs, r64.outputs, r64.values, r.placement, r.values,
                                                      args.bisect_threshold));

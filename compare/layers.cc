@@ -65,6 +65,25 @@ Result<Metrics> Probe(const std::shared_ptr<Model>& model, const std::string& re
 
 }  // namespace
 
+std::vector<BackendLayers> ModelLayers(const ModelRuns& mr, bool quantized, bool isolated) {
+  const Graph& g = mr.model->graph;
+  const BackendRun& r64 = mr.runs[0];
+  std::vector<BackendLayers> out;
+  for (size_t i = 1; i < mr.runs.size(); ++i) {
+    const BackendRun& r = mr.runs[i];
+    BackendLayers l = ChainedLayers(g, r.backend, r.values, r.placement, r64.values);
+    if (!isolated) {
+      for (NodeDistance& d : l.nodes) d.isolated_error = "not run (--no-isolated)";
+    } else if (quantized) {
+      for (NodeDistance& d : l.nodes) d.isolated_error = "not run: a quantized model (its integer ops take codes, ref64 real values)";
+    } else {
+      IsolateNodes(g, r64.values, r.values, KnownValues(g, r.placement), &l);
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 std::map<std::string, bool> KnownValues(const Graph& graph, const std::vector<std::pair<std::string, std::string>>& placement) {
   std::map<std::string, bool> known;
   for (const Value& v : graph.values)

@@ -98,6 +98,11 @@ Result<OneNodeModel> MakeOneNodeModel(const Graph& graph, int node, const std::m
 void IsolateNodes(const Graph& graph, const std::map<std::string, Tensor>& values64, const std::map<std::string, Tensor>& types,
                   const std::map<std::string, bool>& known, BackendLayers* layers);
 
+/// Chained mode, then isolated mode unless `isolated` is false or the model is `quantized` (then
+/// each node's isolated_error says why), for every run of `mr` after ref64 (RunForComparison with
+/// trace_all), in run order.
+std::vector<BackendLayers> ModelLayers(const ModelRuns& mr, bool quantized, bool isolated);
+
 /// The names of every value of `graph` known at plan time: its weights and the outputs of nodes
 /// `placement` (Session::Placement) reports as "folded".
 std::map<std::string, bool> KnownValues(const Graph& graph, const std::vector<std::pair<std::string, std::string>>& placement);

@@ -20,6 +20,7 @@
 
 #include "backends/backend.h"
 #include "compare/attribution.h"
+#include "compare/layers.h"
 #include "compare/report.h"
 #include "converters/load_any.h"
 #include "format/model_file.h"
@@ -496,7 +497,8 @@ std::vector<std::pair<size_t, Framework>> ExpectsArg(py::handle expects, size_t 
   return out;
 }
 
-py::object Compare(py::object models_obj, py::object inputs, py::object backends_obj, py::object expects, py::object threshold_obj) {
+py::object Compare(py::object models_obj, py::object inputs, py::object backends_obj, py::object expects, py::object threshold_obj,
+                   bool layers) {
   std::vector<std::string> paths;
   if (py::isinstance<py::list>(models_obj) || py::isinstance<py::tuple>(models_obj)) {
     for (py::handle m : models_obj) paths.push_back(PathArg(m, "models"));
@@ -528,15 +530,22 @@ py::object Compare(py::object models_obj, py::object inputs, py::object backends
     std::vector<ModelRuns> all;
     size_t traced_bytes = 0;
     for (size_t mi = 0; mi < paths.size() && st.ok(); ++mi) {
-      Result<ModelRuns> mr = RunForComparison(models[mi], labels[mi], bound[mi], backends, std::move(fws[mi]), &traced_bytes);
+      Result<ModelRuns> mr = RunForComparison(models[mi], labels[mi], bound[mi], backends, std::move(fws[mi]), &traced_bytes, layers);
       if (mr.ok()) all.push_back(std::move(mr).value());
       else st = mr.status();
     }
     std::vector<ModelSummary> summaries(all.size());
     for (size_t mi = 0; mi < all.size() && st.ok(); ++mi) st = SummarizeModel(&all[mi], &summaries[mi]);
-    if (st.ok())
-      dump = CompareReport(threshold, summaries, JudgeAll(all, summaries, threshold))
-                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (st.ok()) {
+      nlohmann::json report = CompareReport(threshold, summaries, JudgeAll(all, summaries, threshold));
+      for (size_t mi = 0; layers && mi < all.size(); ++mi) {
+        nlohmann::json& jm = report["models"][mi];
+        jm["layers"] = nlohmann::json::array();
+        jm["bisections"] = nlohmann::json::array();
+        for (const BackendLayers& l : ModelLayers(all[mi], summaries[mi].quantized, true)) jm["layers"].push_back(LayersJson(l));
+      }
+      dump = report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
   }
   Check(st, "runtime");
   return py::module_::import("json").attr("loads")(Str(dump));
@@ -615,16 +624,19 @@ Which backend runs each node, in graph order: after a run, nodes folded at plan 
 "folded" and nodes no output depends on "unused"; before the first run, the backend each node was
 given when the session was created.)";
 
-constexpr const char* kCompareDoc = R"(compare(models, inputs, backends=("ref64", "ref"), expects=None, threshold=1e-9) -> dict
+constexpr const char* kCompareDoc = R"(compare(models, inputs, backends=("ref64", "ref"), expects=None, threshold=1e-9, layers=False) -> dict
 
-Runs `tare compare` in single-input mode and returns its JSON report (as `--json` writes it) as a
-dict: {threshold_rel_l2, models: [{file, runs, frameworks, kernel_noise_floor_rel_l2, quantized}],
-pairs: [{a, b, kind, verdict, ...}]}. Verdicts: "same function", "models differ at NODE_A /
+Runs `tare compare` in single-input mode and returns its JSON report (as `--json` writes it; the
+schema of docs/COMPARE.md, schema_version 1) as a dict: {schema_version, kind: "single-input",
+threshold_rel_l2, models: [{file, runs, frameworks, kernel_noise_floor_rel_l2, quantized}], pairs:
+[{a, b, kind, verdict, ...}]}. With `layers`, every backend's run is traced too and each model gets
+`layers` (per backend after ref64: every node's chained distance from ref64 and its isolated error
+as a ratio of its op's budget) and `bisections` (empty: bisection is the CLI's `--bisect`). Verdicts: "same function", "models differ at NODE_A /
 NODE_B", "models differ", "framework computing difference".
 `models`: a path or a list of paths (.tare, .onnx, .tflite); labels are their file names (the
 paths when two file names are the same). `inputs`: a dict {input name: numpy array} bound to every
 model (as Session.run takes them). `backends`: a comma-separated str or list starting with
-"ref64" (the only traced run), no name twice. `expects`: frameworks' own outputs, a list of
+"ref64", no name twice. `expects`: frameworks' own outputs, a list of
 (model_index, label, dir) or, for one model, a dict {label: dir}; each dir holds
 <output name>.npy per output (characters outside [A-Za-z0-9._-] as '_'). `threshold`: the
 relative L2 within which two models compute the same function (finite, >= 0).
@@ -661,7 +673,7 @@ PYBIND11_MODULE(tare, m) {
   m.def("backends", &AvailableBackends, "backends() -> list of str\n\nThe backends built into this module, e.g. ['ref', 'ref64', 'cpu'].");
   m.def("convert", &Convert, py::arg("src"), py::arg("dst"), kConvertDoc);
   m.def("compare", &Compare, py::arg("models"), py::arg("inputs"), py::arg("backends") = py::make_tuple("ref64", "ref"),
-        py::arg("expects") = py::none(), py::arg("threshold") = 1e-9, kCompareDoc);
+        py::arg("expects") = py::none(), py::arg("threshold") = 1e-9, py::arg("layers") = false, kCompareDoc);
 
   py::class_<TensorInfo>(m, "TensorInfo", "A graph input's or output's declared type: name (str), dtype (numpy dtype; object for "
                                           "strings, None for bfloat16), shape (tuple, None for unknown dims; None for an unknown "

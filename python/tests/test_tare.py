@@ -235,6 +235,23 @@ def test_compare_same_model(tmp_path):
     raises("shape", tare.compare, onnx, {"input": x[:1]})
 
 
+def test_compare_layers():
+    onnx, x, expected = fixture("lenet5")
+    report = tare.compare(onnx, {"input": x}, backends="ref64,ref", layers=True)
+    (m,) = report["models"]
+    assert m["bisections"] == []
+    (l,) = m["layers"]
+    assert l["backend"] == "ref" and l["over_budget"] == 0
+    # LeNet-5's 14 nodes after folding (2 Conv, 2 AveragePool, 3 Gemm, ...), all checked alone.
+    ops = [n["op"] for n in l["nodes"]]
+    assert len(ops) == 14 and ops.count("Conv") == 2 and ops.count("Gemm") == 3
+    assert l["isolated_nodes"] == 14 and 0 <= l["worst_ratio"] <= 1
+    for n in l["nodes"]:
+        assert n["placement"] == "ref" and n["chained"]["rel_l2"] < 1e-5 and n["isolated"]["ratio"] <= 1
+    # Without layers: no layers key (the report as before).
+    assert "layers" not in tare.compare(onnx, {"input": x})["models"][0]
+
+
 def test_compare_models_differ():
     onnx, x, _ = fixture("lenet5")
     # LeNet-5 with the second pooling's pads changed (tests/models/lenet5/variants).
