@@ -71,6 +71,11 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.abs_inputs = {1, 1, 1, 2, 0};
     return p;
   }
+  if (Is(node, {"LSTM", "GRU", "RNN"})) {
+    p.scale = BudgetScale::kAbsInputs;
+    p.abs_inputs.assign(n_inputs, 1);
+    return p;
+  }
   if (node.op == "HardSigmoid") {
     p.scale = BudgetScale::kAbsInputs;
     p.abs_inputs = {1};

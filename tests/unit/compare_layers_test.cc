@@ -388,3 +388,19 @@ TEST_CASE("budget: BatchNormalization and HardSigmoid scale with their terms' ma
   CHECK(s[0] == doctest::Approx(0.2f * 1 + 0.5f).epsilon(1e-7));
   CHECK(s[1] == 1);
 }
+
+TEST_CASE("budget: LSTM's scale is the cell run on absolute values, computed by hand for one step") {
+  // One step, one hidden unit, x = -1, W (gates i, o, f, c) = {-2, 1, 0.5, -3}, R = 0, no bias, no
+  // initial state. On |x|, |W|: i = sigmoid(2), o = sigmoid(1), g = tanh(3), c = i g,
+  // h = o tanh(c) (the real cell gives h = sigmoid(1) tanh(sigmoid(-2) tanh(-3)) < 0).
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 1, 1});
+  int w = b.Const("W", F32({1, 4, 1}, {-2, 1, 0.5f, -3}));
+  int r = b.Const("R", F32({1, 4, 1}, {0, 0, 0, 0}));
+  b.g.outputs = b.Op("LSTM", {x, w, r}, 1, {{"hidden_size", GraphBuilder::Int(1)}});
+  CHECK(PlanBudget(b.g.nodes[0], 3).abs_inputs == std::vector<char>{1, 1, 1});
+  const std::vector<double> s = ScaleOf(b.g, F32({1, 1, 1}, {-1}));
+  REQUIRE(s.size() == 1);
+  auto sig = [](double z) { return 1 / (1 + std::exp(-z)); };
+  CHECK(s[0] == doctest::Approx(sig(1) * std::tanh(sig(2) * std::tanh(3.0))).epsilon(1e-6));
+}
