@@ -175,7 +175,7 @@ Status CheckArgs(const CompareArgs& args) {
   for (size_t i = 0; i < args.peers.size(); ++i) {
     const std::vector<std::string>& known = KnownPeers();
     if (std::find(known.begin(), known.end(), args.peers[i]) == known.end())
-      return Status::Error("--peer: unknown peer '" + args.peers[i] + "' (known: ort)");
+      return Status::Error("--peer: unknown peer '" + args.peers[i] + "' (known: ort, tflite)");
     for (size_t j = 0; j < i; ++j)
       if (args.peers[j] == args.peers[i]) return Status::Error("--peer " + args.peers[i] + " is given twice");
     for (const std::string& e : args.expects)
@@ -369,7 +369,8 @@ void ComparePeerLayers(const CompareArgs& args, const ModelRuns& mr, const std::
     std::vector<std::pair<std::string, std::string>> placement = r64.placement;
     for (auto& [node, where] : placement)
       if (where != "folded" && where != "unused") where = p.peer;
-    BackendLayers l = ChainedLayers(mr.model->graph, p.peer, p.values, placement, r64.values);
+    int transposed = 0;
+    BackendLayers l = ChainedLayers(mr.model->graph, p.peer, PeerValuesInTareLayout(p.values, r64.values, &transposed), placement, r64.values);
     for (NodeDistance& d : l.nodes) {
       if (d.chained_error == "not traced") d.chained_error = "not among " + p.peer + "'s values (a tensor of tare's own)";
       d.isolated_error = "not run: isolated mode runs tare's backends";
@@ -381,6 +382,7 @@ void ComparePeerLayers(const CompareArgs& args, const ModelRuns& mr, const std::
     jl["peer"] = true;
     jl["version"] = p.version;
     jl["exposed_values"] = p.exposed;
+    jl["nhwc_values"] = transposed;
     jl["departure"] = DepartureJson(dep);
     (*out)["layers"].push_back(std::move(jl));
   }

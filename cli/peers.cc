@@ -62,25 +62,36 @@ Status Spawn(const std::vector<std::string>& argv, const std::string& log) {
   return Status::Error(why);
 }
 
-// Runs the ort runner on `model` with the inputs written under `work`, writing to `out`; reads its manifest.
-Result<nlohmann::json> RunOrt(const std::string& model, const std::vector<std::string>& input_args, const std::string& out,
-                              const std::string& log) {
-  const std::string runner = (fs::path(EnvOr("TARE_PEERS_DIR", TARE_PEERS_DIR)) / "ort_run.js").string();
-  if (!fs::exists(runner)) return Status::Error(StatusCode::kIO, "--peer ort: the runner " + runner + " is missing (set TARE_PEERS_DIR to tare's bench/peers)");
+// Runs the peer's runner on `model` (ort_run.js: inputs as NAME=FILE; tflite_run.js: the files in
+// the model's input order), writing to `out`; reads its manifest.
+Result<nlohmann::json> RunRunner(const std::string& peer, const std::string& model, const std::vector<std::string>& input_args,
+                                 const std::vector<std::string>& input_files, bool all_tensors, const std::string& out,
+                                 const std::string& log) {
+  const std::string script = peer == "ort" ? "ort_run.js" : "tflite_run.js";
+  const std::string runner = (fs::path(EnvOr("TARE_PEERS_DIR", TARE_PEERS_DIR)) / script).string();
+  if (!fs::exists(runner))
+    return Status::Error(StatusCode::kIO, "--peer " + peer + ": the runner " + runner + " is missing (set TARE_PEERS_DIR to tare's bench/peers)");
   std::vector<std::string> argv = {EnvOr("TARE_NODE", "node"), runner, model};
-  for (const std::string& a : input_args) argv.insert(argv.end(), {"--input", a});
+  if (peer == "ort") {
+    for (const std::string& a : input_args) argv.insert(argv.end(), {"--input", a});
+  } else {
+    argv.insert(argv.end(), input_files.begin(), input_files.end());
+    argv.insert(argv.end(), {"--manifest", "--repeat", "1"});
+    if (all_tensors) argv.push_back("--all-tensors");
+  }
   argv.insert(argv.end(), {"--out", out});
-  if (Status st = Spawn(argv, log); !st.ok()) return Status::Error("--peer ort on " + model + ": " + st.message());
+  if (Status st = Spawn(argv, log); !st.ok()) return Status::Error("--peer " + peer + " on " + model + ": " + st.message());
   std::ifstream f(fs::path(out) / "manifest.json");
   nlohmann::json m = nlohmann::json::parse(f, nullptr, false);
-  if (m.is_discarded() || !m.contains("outputs")) return Status::Error(StatusCode::kIO, "--peer ort: no readable manifest.json in " + out);
+  if (m.is_discarded() || !m.contains("outputs") || !m["outputs"].is_array())
+    return Status::Error(StatusCode::kIO, "--peer " + peer + ": no readable manifest.json in " + out);
   return m;
 }
 
 }  // namespace
 
 const std::vector<std::string>& KnownPeers() {
-  static const std::vector<std::string> peers = {"ort"};
+  static const std::vector<std::string> peers = {"ort", "tflite"};
   return peers;
 }
 
@@ -100,30 +111,41 @@ Status TempDir::Create() {
 
 Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<NamedTensor>& inputs,
                         const std::string& work) {
-  if (peer != "ort") return Status::Error(StatusCode::kInvalidArgument, "--peer: unknown peer '" + peer + "' (known: ort)");
+  if (peer != "ort" && peer != "tflite")
+    return Status::Error(StatusCode::kInvalidArgument, "--peer: unknown peer '" + peer + "' (known: ort, tflite)");
   const std::string ext = fs::path(model).extension().string();
-  if (ext != ".onnx")
-    return Status::Error(StatusCode::kInvalidArgument, "--peer ort runs ONNX files (.onnx); '" + model + "' is not one");
+  const std::string want = peer == "ort" ? ".onnx" : ".tflite";
+  if (ext != want)
+    return Status::Error(StatusCode::kInvalidArgument, "--peer " + peer + " runs " + (peer == "ort" ? "ONNX" : "TFLite") + " files (" + want +
+                                                           "); '" + model + "' is not one");
   PeerRun r;
   r.peer = peer;
-  std::vector<std::string> input_args;
+  std::vector<std::string> input_args, input_files;
   fs::create_directories(fs::path(work) / "inputs");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string file = (fs::path(work) / "inputs" / (std::to_string(i) + ".npy")).string();
     TARE_RETURN_IF_ERROR(WriteNpy(file, inputs[i].tensor));
     input_args.push_back(inputs[i].name + "=" + file);
+    input_files.push_back(file);
   }
-  const std::string log = (fs::path(work) / "ort.log").string();
+  const std::string log = (fs::path(work) / (peer + ".log")).string();
   r.outputs_dir = (fs::path(work) / "outputs").string();
-  TARE_ASSIGN_OR_RETURN(nlohmann::json first, RunOrt(model, input_args, r.outputs_dir, log));
-  if (first.contains("ort_version") && first["ort_version"].is_string()) r.version = first["ort_version"].get<std::string>();
-  const std::string exposed = (fs::path(work) / "exposed" / "model.onnx").string();
-  fs::create_directories(fs::path(exposed).parent_path());
-  TARE_ASSIGN_OR_RETURN(r.exposed, WriteOnnxWithEveryValueAsOutput(model, exposed));
+  TARE_ASSIGN_OR_RETURN(nlohmann::json first, RunRunner(peer, model, input_args, input_files, false, r.outputs_dir, log));
+  const char* version_key = peer == "ort" ? "ort_version" : "litert_version";
+  if (first.contains(version_key) && first[version_key].is_string()) r.version = first[version_key].get<std::string>();
+  std::string layers_model = model;
+  if (peer == "ort") {
+    layers_model = (fs::path(work) / "exposed" / "model.onnx").string();
+    fs::create_directories(fs::path(layers_model).parent_path());
+    TARE_ASSIGN_OR_RETURN(r.exposed, WriteOnnxWithEveryValueAsOutput(model, layers_model));
+  }
   const std::string layers_dir = (fs::path(work) / "layers").string();
-  TARE_ASSIGN_OR_RETURN(nlohmann::json m, RunOrt(exposed, input_args, layers_dir, log));
+  TARE_ASSIGN_OR_RETURN(nlohmann::json m, RunRunner(peer, layers_model, input_args, input_files, true, layers_dir, log));
+  if (peer == "tflite") r.exposed = static_cast<int>(m["outputs"].size() + m.value("skipped", nlohmann::json::array()).size()) -
+                                    static_cast<int>(first["outputs"].size() + first.value("skipped", nlohmann::json::array()).size());
   for (const nlohmann::json& o : m["outputs"]) {
-    if (!o.contains("name") || !o.contains("file")) return Status::Error(StatusCode::kIO, "--peer ort: a bad entry in " + layers_dir + "/manifest.json");
+    if (!o.contains("name") || !o.contains("file") || !o["name"].is_string() || !o["file"].is_string())
+      return Status::Error(StatusCode::kIO, "--peer " + peer + ": a bad entry in " + layers_dir + "/manifest.json");
     TARE_ASSIGN_OR_RETURN(Tensor t, ReadNpy((fs::path(layers_dir) / o["file"].get<std::string>()).string()));
     r.values.emplace(o["name"].get<std::string>(), std::move(t));
   }

@@ -72,7 +72,6 @@ std::string OpClass(const std::string& op) {
   return it == kClass.end() ? op : it->second;
 }
 
-namespace {
 bool NhwcOf(const Shape& nchw, const Shape& nhwc) {
   return nchw.size() == 4 && nhwc.size() == 4 && nchw[0] == nhwc[0] && nchw[1] == nhwc[3] && nchw[2] == nhwc[1] &&
          nchw[3] == nhwc[2];
@@ -89,7 +88,6 @@ Result<Tensor> NchwOf(const Tensor& t) {
         for (int64_t w = 0; w < W; ++w, ++o) WriteDouble(out, o, ReadDouble(t, ((n * H + h) * W + w) * C + c));
   return out;
 }
-}  // namespace
 
 std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vector<Layer>& b) {
   std::vector<AlignedPair> by_name;

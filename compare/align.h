@@ -46,6 +46,12 @@ struct AlignedPair {
 /// GlobalAveragePool/ReduceMean, MaxPool/GlobalMaxPool/ReduceMax); otherwise the op type itself.
 std::string OpClass(const std::string& op);
 
+/// Whether `nhwc` is `nchw`'s [N,C,H,W] shape in [N,H,W,C] order (both rank 4).
+bool NhwcOf(const Shape& nchw, const Shape& nhwc);
+
+/// A numeric [N,H,W,C] tensor's values in [N,C,H,W] order, as float64. Errors: not a numeric rank-4 tensor.
+Result<Tensor> NchwOf(const Tensor& t);
+
 /// Aligns two layer lists. By name: layers whose first output has the same tensor name and op
 /// type. By structure: the order-preserving matching of the two lists in graph order with the
 /// highest score, where a pair needs the same value kind, the same op class and the same shape (or

@@ -1,5 +1,7 @@
 #include "compare/layers.h"
 
+#include "compare/align.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -121,6 +123,32 @@ BackendLayers ChainedLayers(const Graph& graph, const std::string& backend, cons
       else d.chained_error = m.status().message();
     }
     out.nodes.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::map<std::string, Tensor> PeerValuesInTareLayout(const std::map<std::string, Tensor>& peer,
+                                                     const std::map<std::string, Tensor>& ref64, int* transposed) {
+  std::map<std::string, Tensor> out;
+  *transposed = 0;
+  const std::string suffix = "/nhwc";
+  for (const auto& [name, t64] : ref64) {
+    if (!t64.is_tensor()) continue;
+    auto it = peer.find(name);
+    if (it == peer.end() && name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      it = peer.find(name.substr(0, name.size() - suffix.size()));
+    if (it == peer.end() || !it->second.is_tensor()) continue;
+    const Tensor& p = it->second;
+    if (p.shape == t64.shape) {
+      out.emplace(name, p);
+    } else if (NhwcOf(t64.shape, p.shape)) {
+      Result<Tensor> nchw = NchwOf(p);
+      if (!nchw.ok()) continue;
+      Result<Tensor> typed = ConvertTensor(*nchw, p.dtype);
+      if (!typed.ok()) continue;
+      out.emplace(name, std::move(typed).value());
+      ++*transposed;
+    }
   }
   return out;
 }

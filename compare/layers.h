@@ -67,6 +67,15 @@ struct Departure {
   std::string text;          ///< the sentence for the terminal
 };
 
+/// A framework's values (by tensor name) keyed and laid out as tare's run `ref64` holds them, for
+/// ChainedLayers: a value of the same name and shape as it is; of the same name in NHWC where tare
+/// holds it in NCHW (the TFLite converter keeps a TFLite tensor's name on its NCHW value), transposed
+/// to NCHW; tare's own "NAME/nhwc" (the converter's transpose back to the file's layout) takes the
+/// framework's NAME of the same shape. Values that match nothing are left out. `*transposed` counts
+/// the values read in NCHW order.
+std::map<std::string, Tensor> PeerValuesInTareLayout(const std::map<std::string, Tensor>& peer,
+                                                     const std::map<std::string, Tensor>& ref64, int* transposed);
+
 /// How far above the per-layer noise floor a framework's layer must be to leave ref64.
 constexpr double kDepartureFactor = 10;
 

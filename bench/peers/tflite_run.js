@@ -12,6 +12,12 @@
 //                  cutModel; at most as many tensors as the model has outputs), written as
 //                  DIR/cut_<T>_<name>.npy.
 //   --cut N        keep the first N operators instead (default: as few as --outputs needs).
+//   --all-tensors  every tensor an operator writes becomes an output (tflite_schema.js exposeTensors, all
+//                  operators kept), as `tare compare --peer tflite` reads them (cli/peers.cc).
+//   --manifest     writes each output as DIR/<name>.npy in its own type (float32, int32, int64, uint8, int8,
+//                  bool), the name as tare's SafeName makes it (each character outside [A-Za-z0-9._-] as '_';
+//                  a repeated name gets .2, .3 ... before .npy), and DIR/manifest.json {"litert_version",
+//                  "outputs": [{name, file, dtype, shape}], "skipped": [{name, type}]}; DIR must not exist.
 //   --repeat R     runs R times (default 2) on the same compiled model and fails unless every run gives
 //                  bit-identical outputs; the files hold the first run's.
 //   --iters K      then times K further runs after one warm-up (default 0: no timing).
@@ -39,7 +45,7 @@ const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
 const { readNpy, writeNpy } = require('../study/npy.js');
-const { parseModel, inventory, producers, cutModel } = require('./tflite_schema.js');
+const { parseModel, inventory, producers, cutModel, exposeTensors } = require('./tflite_schema.js');
 
 const LITERT_DIR = path.join(__dirname, 'node_modules', '@litertjs', 'core');
 const WASM_DIR = path.join(LITERT_DIR, 'wasm');
@@ -50,7 +56,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const a = { model: null, inputs: [], out: null, outputs: null, cut: 0, repeat: 2, iters: 0, inspect: false };
+  const a = { model: null, inputs: [], out: null, outputs: null, cut: 0, repeat: 2, iters: 0, inspect: false, all: false, manifest: false };
   const int = (name, v, lo) => {
     if (v === undefined || !/^\d+$/.test(v) || Number(v) < lo) fail(`${name} must be an integer >= ${lo}, got ${v}`);
     return Number(v);
@@ -63,6 +69,8 @@ function parseArgs(argv) {
     else if (s === '--repeat') a.repeat = int('--repeat', argv[++i], 1);
     else if (s === '--iters') a.iters = int('--iters', argv[++i], 0);
     else if (s === '--inspect') a.inspect = true;
+    else if (s === '--all-tensors') a.all = true;
+    else if (s === '--manifest') a.manifest = true;
     else if (s.startsWith('--')) fail('unknown option ' + s);
     else if (a.model === null) a.model = s;
     else a.inputs.push(s);
@@ -71,6 +79,8 @@ function parseArgs(argv) {
   if (!a.inspect && !a.out) fail('--out DIR is required');
   if (a.out === undefined) fail('--out needs a value');
   if (a.cut && !a.outputs) fail('--cut needs --outputs');
+  if (a.all && a.outputs) fail('--all-tensors and --outputs exclude each other');
+  if (a.manifest && fs.existsSync(a.out)) fail(a.out + ' exists: not overwritten');
   return a;
 }
 
@@ -112,6 +122,33 @@ async function loadLitert() {
   return lrt;
 }
 
+// --manifest: the outputs by name in their own types, and manifest.json (see the usage above).
+const kNpyType = { float32: '<f4', int32: '<i4', int64: '<i8', uint8: '|u1', int8: '|i1', bool: '|b1', int16: '<i2' };
+function writeManifest(a, g, outs, data) {
+  fs.mkdirSync(a.out, { recursive: true });
+  const version = JSON.parse(fs.readFileSync(path.join(LITERT_DIR, 'package.json'), 'utf8')).version;
+  const manifest = { litert_version: version, outputs: [], skipped: [] };
+  const used = new Set();
+  outs.forEach((t, k) => {
+    const tensor = g.tensors[t];
+    const descr = kNpyType[tensor.type];
+    if (!descr) {
+      manifest.skipped.push({ name: tensor.name, type: tensor.type });
+      return;
+    }
+    const base = (tensor.name.length ? tensor.name : 'output').replace(/[^A-Za-z0-9._-]/g, '_');
+    let file = base === '.' || base === '..' ? '_' : base;
+    for (let n = 2; used.has(file); ++n) file = base + '.' + n;
+    used.add(file);
+    file += '.npy';
+    let arr = data[k];
+    if (tensor.type === 'bool') arr = Uint8Array.from(arr, (v) => (v ? 1 : 0));
+    writeNpy(path.join(a.out, file), arr, tensor.shape, descr);
+    manifest.outputs.push({ name: tensor.name, file, dtype: descr, shape: tensor.shape });
+  });
+  fs.writeFileSync(path.join(a.out, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   let bytes;
@@ -139,6 +176,10 @@ async function main() {
     bytes = cutModel(bytes, cut, a.outputs);
     a.cut = cut;
     outs = a.outputs;
+  } else if (a.all) {
+    outs = [...g.outputs];
+    for (const op of g.operators) for (const t of op.outputs) if (t >= 0 && !outs.includes(t)) outs.push(t);
+    bytes = exposeTensors(bytes, outs);
   }
   if (a.inputs.length !== g.inputs.length) fail(`the model has ${g.inputs.length} input(s), got ${a.inputs.length} file(s)`);
   const inputs = g.inputs.map((t, k) => {
@@ -167,9 +208,10 @@ async function main() {
   check('input', model.getInputDetails(), g.inputs);
   check('output', model.getOutputDetails(), outs);
   const feeds = inputs.map((x) => new lrt.Tensor(x.data, x.shape));
+  // Without --manifest every output as float32 (the files tests/models/tflite/ hold); with it, in its type.
   const runOnce = async () => {
     const res = await model.run(feeds);
-    const data = res.map((t) => Float32Array.from(t.toTypedArray()));
+    const data = res.map((t) => (a.manifest ? t.toTypedArray().slice() : Float32Array.from(t.toTypedArray())));
     res.forEach((t) => t.delete());
     return data;
   };
@@ -194,6 +236,7 @@ async function main() {
   feeds.forEach((t) => t.delete());
   model.delete();
 
+  if (a.manifest) return writeManifest(a, g, outs, first);
   fs.mkdirSync(a.out, { recursive: true });
   const outputs = outs.map((t, k) => {
     const tensor = g.tensors[t];

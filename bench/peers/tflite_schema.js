@@ -138,4 +138,26 @@ function cutModel(bytes, nOps, outputs) {
   return buf;
 }
 
-module.exports = { parseModel, inventory, producers, cutModel, BUILTIN_OPS, TENSOR_TYPES };
+// A copy of the model whose subgraph 0 has the tensors `outputs` (indices) as its outputs, every
+// operator kept: a new int32 vector is appended (4-byte aligned) after the last byte of the file and
+// the subgraph's `outputs` field is pointed at it (a flatbuffer offset only has to point forward, and
+// nothing else moves, so buffers stored after the flatbuffer keep their offsets).
+function exposeTensors(bytes, outputs) {
+  const m = parseModel(Buffer.from(bytes));
+  const g = m.graph;
+  const field = g.table.off(2);
+  if (!field) throw new Error('expose: subgraph 0 has no outputs field');
+  for (const t of outputs) if (!(Number.isInteger(t) && t >= 0 && t < g.tensors.length)) throw new Error(`expose: no tensor ${t}`);
+  const pad = (4 - (bytes.length % 4)) % 4;
+  const buf = Buffer.alloc(bytes.length + pad + 4 + 4 * outputs.length);
+  Buffer.from(bytes).copy(buf, 0);
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const vec = bytes.length + pad;
+  dv.setUint32(vec, outputs.length, true);
+  outputs.forEach((t, k) => dv.setInt32(vec + 4 + 4 * k, t, true));
+  const at = g.table.pos + field;
+  dv.setUint32(at, vec - at, true);
+  return buf;
+}
+
+module.exports = { parseModel, inventory, producers, cutModel, exposeTensors, BUILTIN_OPS, TENSOR_TYPES };

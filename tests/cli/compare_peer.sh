@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# tare compare --peer ort on LeNet-5: ONNX Runtime (bench/peers/ort_run.js) run by tare on the same
+# tare compare --peer ort and --peer tflite on LeNet-5: ONNX Runtime (bench/peers/ort_run.js) run by tare on the same
 # input, its outputs checked against PyTorch's own logits (tests/models/lenet5/expected, written by
 # the PyTorch export) and its 14 layers aligned (16 ONNX nodes, two of them Constants tare folds; 15 values
 # exposed besides the output) with tare's by tensor name, every one within 10 times
 # tare's per-layer noise floor (FirstDeparture; its rule is tested on hand-made layers in
 # tests/unit/compare_layers_test.cc). Bad use: one error line.
-# Usage: compare_peer.sh TARE FIXTURE_DIR WORK_DIR BACKENDS. Exit 77 (skipped) without onnxruntime-node.
+# Usage: compare_peer.sh TARE FIXTURE_DIR WORK_DIR BACKENDS. Exit 77 (skipped) without the peers.
 set -euo pipefail
 TARE=$1 FIX=$2 WORK=$3 BACKENDS=$4
 PEERS=$(cd "$(dirname "$0")/../../bench/peers" && pwd)
-if [ ! -d "$PEERS/node_modules/onnxruntime-node" ] || ! command -v node > /dev/null; then
-  echo "skipped: no onnxruntime-node (cd bench/peers && npm install --ignore-scripts)"; exit 77; fi
+if [ ! -d "$PEERS/node_modules/onnxruntime-node" ] || [ ! -d "$PEERS/node_modules/@litertjs/core" ] || ! command -v node > /dev/null; then
+  echo "skipped: no onnxruntime-node or @litertjs/core (cd bench/peers && npm install --ignore-scripts)"; exit 77; fi
 rm -rf "$WORK" && mkdir -p "$WORK"
 M=$FIX/model.onnx
 "$TARE" compare --model "$M" --input "$FIX/input.npy" --backends "$BACKENDS" --peer ort --expect "pytorch=$FIX/expected" \
@@ -34,6 +34,24 @@ assert all(n["chained"] and 0 <= n["chained"]["rel_l2"] < 1e-6 for n in ort["nod
 d = ort["departure"]
 assert d["found"] is False and d["compared"] == 14 and d["factor"] == 10 and 0 < d["ratio"] <= 10, d
 PY
+# --peer tflite: LiteRT.js on the TFLite twin (tests/models/lenet5/tflite_twin), its layers in NHWC read
+# in tare's NCHW order; 19 of 19 layers compared (tare's own transposes back to NHWC included).
+mkdir -p "$WORK/pytorch_twin" && cp "$FIX/expected/logits.npy" "$WORK/pytorch_twin/Identity.npy"  # the twin's output name
+"$TARE" compare --model "$FIX/tflite_twin/model.tflite" --input "$FIX/input.npy" --backends "$BACKENDS" --peer tflite \
+  --expect "pytorch=$WORK/pytorch_twin" --json "$WORK/t.json" > "$WORK/t.txt"
+grep -qF "model.tflite: tflite: every one of 19 compared layers within 10 times tare's noise floor" "$WORK/t.txt" ||
+  { cat "$WORK/t.txt"; echo "FAIL: --peer tflite"; exit 1; }
+python3 - "$WORK/t.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["models"][0]
+fw = {f["label"]: f["metrics"] for f in m["frameworks"]}
+# LiteRT's logits against ref64 and PyTorch's: float32 rounding (the twin holds the same weights).
+assert 0 < fw["tflite"]["rel_l2"] < 1e-6 and fw["pytorch"]["rel_l2"] < 1e-6, fw
+(t,) = [l for l in m["layers"] if l.get("peer")]
+assert t["nhwc_values"] == 9 and t["departure"]["compared"] == 19 and not t["departure"]["found"], t["departure"]
+convs = [n for n in t["nodes"] if n["op"] == "Conv"]
+assert len(convs) == 2 and all(0 < n["chained"]["rel_l2"] < 1e-6 for n in convs), convs
+PY
 bad() {
   if "$@" > "$WORK/bad_out.txt" 2> "$WORK/err.txt"; then echo "FAIL: accepted: $*"; exit 1; fi
   [ "$(wc -l < "$WORK/err.txt")" -eq 1 ] && grep -q "^tare: error: " "$WORK/err.txt" ||
@@ -45,6 +63,8 @@ bad "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort --expect "o
 bad "$TARE" compare --model "$M" --dataset "npy:$FIX/dataset" --peer ort
 bad "$TARE" compare --model "$FIX/tflite_twin/model.tflite" --input "$FIX/input.npy" --peer ort
 grep -qF "runs ONNX files" "$WORK/err.txt" || { cat "$WORK/err.txt"; echo "FAIL: --peer ort on .tflite"; exit 1; }
+bad "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer tflite
+grep -qF "runs TFLite files" "$WORK/err.txt" || { cat "$WORK/err.txt"; echo "FAIL: --peer tflite on .onnx"; exit 1; }
 bad env TARE_PEERS_DIR="$WORK/nowhere" "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort
 bad env TARE_NODE="$WORK/no-node" "$TARE" compare --model "$M" --input "$FIX/input.npy" --peer ort
 # A malformed model: refused before any peer runs, on one line.
