@@ -76,7 +76,7 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.abs_inputs.assign(n_inputs, 1);
     return p;
   }
-  if (node.op == "HardSigmoid") {
+  if (node.op == "HardSigmoid" || node.op == "HardSwish") {
     p.scale = BudgetScale::kAbsInputs;
     p.abs_inputs = {1};
     p.abs_attrs = true;

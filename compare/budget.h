@@ -31,7 +31,8 @@ enum class BudgetScale {
 /// and the like stay as they are (0)), and whether the node's float attributes are made absolute.
 /// Ops whose float32 result is an affine combination that can cancel take kAbsInputs too, so the
 /// scale is the magnitude of the terms: BatchNormalization (inference) (|x| + |mean|) |scale| /
-/// sqrt(var + eps) + |B| (mean as -|mean|), HardSigmoid clip(|alpha| |x| + |beta|, 0, 1), and the
+/// sqrt(var + eps) + |B| (mean as -|mean|), HardSigmoid clip(|alpha| |x| + |beta|, 0, 1), HardSwish
+/// |x| clip(|x| / 6 + 1/2, 0, 1), and the
 /// recurrent cells LSTM, GRU and RNN run on |X|, |W|, |R|, |B| and |initial states| (every gate's
 /// pre-activation at least as large, no cancellation in the cell update: for LSTM the result
 /// bounds |h| and |c| step by step, since sigmoid(|z|) >= sigmoid(z) and tanh(|z|) = |tanh z|).

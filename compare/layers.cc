@@ -139,7 +139,19 @@ std::map<std::string, Tensor> PeerValuesInTareLayout(const std::map<std::string,
       it = peer.find(name.substr(0, name.size() - suffix.size()));
     if (it == peer.end() || !it->second.is_tensor()) continue;
     const Tensor& p = it->second;
-    if (p.shape == t64.shape) {
+    if (p.shape == t64.shape && NhwcOf(t64.shape, p.shape)) {
+      // [N,C,C,C]: either layout fits the shape; the data decide (the wrong order is ~1 rel L2 away).
+      Result<Tensor> nchw = NchwOf(p);
+      Result<Tensor> typed = nchw.ok() ? ConvertTensor(*nchw, p.dtype) : nchw.status();
+      Result<Metrics> as_is = CompareTensors(p, t64);
+      Result<Metrics> swapped = typed.ok() ? CompareTensors(*typed, t64) : typed.status();
+      if (swapped.ok() && (!as_is.ok() || swapped->rel_l2 < as_is->rel_l2)) {
+        out.emplace(name, std::move(typed).value());
+        ++*transposed;
+      } else {
+        out.emplace(name, p);
+      }
+    } else if (p.shape == t64.shape) {
       out.emplace(name, p);
     } else if (NhwcOf(t64.shape, p.shape)) {
       Result<Tensor> nchw = NchwOf(p);

@@ -71,7 +71,9 @@ struct Departure {
 /// ChainedLayers: a value of the same name and shape as it is; of the same name in NHWC where tare
 /// holds it in NCHW (the TFLite converter keeps a TFLite tensor's name on its NCHW value), transposed
 /// to NCHW; tare's own "NAME/nhwc" (the converter's transpose back to the file's layout) takes the
-/// framework's NAME of the same shape. Values that match nothing are left out. `*transposed` counts
+/// framework's NAME of the same shape. A shape [N,C,C,C], which fits either layout, is read in the
+/// order closer to ref64's values (the wrong order is about 1 rel L2 away; a framework whose values
+/// are that far off is far off either way). Values that match nothing are left out. `*transposed` counts
 /// the values read in NCHW order.
 std::map<std::string, Tensor> PeerValuesInTareLayout(const std::map<std::string, Tensor>& peer,
                                                      const std::map<std::string, Tensor>& ref64, int* transposed);

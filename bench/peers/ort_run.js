@@ -112,8 +112,10 @@ async function main() {
       manifest.skipped.push({ name, type: t.type });
       continue;
     }
-    let file = safe(name);
-    for (let k = 2; used.has(file); ++k) file = safe(name) + '.' + k;
+    // A file name within the 255 bytes of common file systems (a long name keeps its start and a count).
+    const base = safe(name).length > 200 ? safe(name).slice(0, 180) + '.n' + manifest.outputs.length : safe(name);
+    let file = base;
+    for (let k = 2; used.has(file); ++k) file = base + '.' + k;
     used.add(file);
     file += '.npy';
     let data = t.data;

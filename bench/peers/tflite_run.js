@@ -12,7 +12,7 @@
 //                  cutModel; at most as many tensors as the model has outputs), written as
 //                  DIR/cut_<T>_<name>.npy.
 //   --cut N        keep the first N operators instead (default: as few as --outputs needs).
-//   --all-tensors  every tensor an operator writes becomes an output (tflite_schema.js exposeTensors, all
+//   --all-tensors  every tensor an operator writes (of a type --manifest writes) becomes an output (tflite_schema.js exposeTensors, all
 //                  operators kept), as `tare compare --peer tflite` reads them (cli/peers.cc).
 //   --manifest     writes each output as DIR/<name>.npy in its own type (float32, int32, int64, uint8, int8,
 //                  bool), the name as tare's SafeName makes it (each character outside [A-Za-z0-9._-] as '_';
@@ -136,8 +136,11 @@ function writeManifest(a, g, outs, data) {
       manifest.skipped.push({ name: tensor.name, type: tensor.type });
       return;
     }
-    const base = (tensor.name.length ? tensor.name : 'output').replace(/[^A-Za-z0-9._-]/g, '_');
-    let file = base === '.' || base === '..' ? '_' : base;
+    let base = (tensor.name.length ? tensor.name : 'output').replace(/[^A-Za-z0-9._-]/g, '_');
+    if (base === '.' || base === '..') base = '_';
+    // A file name within the 255 bytes of common file systems (a long name keeps its start and its index).
+    if (base.length > 200) base = base.slice(0, 180) + '.t' + t;
+    let file = base;
     for (let n = 2; used.has(file); ++n) file = base + '.' + n;
     used.add(file);
     file += '.npy';
@@ -178,7 +181,8 @@ async function main() {
     outs = a.outputs;
   } else if (a.all) {
     outs = [...g.outputs];
-    for (const op of g.operators) for (const t of op.outputs) if (t >= 0 && !outs.includes(t)) outs.push(t);
+    // Only tensors LiteRT.js hands back (float16 ones, e.g. a DENSIFY's, it refuses as outputs).
+    for (const op of g.operators) for (const t of op.outputs) if (t >= 0 && !outs.includes(t) && kNpyType[g.tensors[t].type]) outs.push(t);
     bytes = exposeTensors(bytes, outs);
   }
   if (a.inputs.length !== g.inputs.length) fail(`the model has ${g.inputs.length} input(s), got ${a.inputs.length} file(s)`);
