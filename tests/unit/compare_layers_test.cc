@@ -404,3 +404,31 @@ TEST_CASE("budget: LSTM's scale is the cell run on absolute values, computed by 
   auto sig = [](double z) { return 1 / (1 + std::exp(-z)); };
   CHECK(s[0] == doctest::Approx(sig(1) * std::tanh(sig(2) * std::tanh(3.0))).epsilon(1e-6));
 }
+
+TEST_CASE("layers: a TFLite peer's NHWC values read in tare's NCHW order, by name") {
+  // ref64 holds "c" as [1,2,1,3] (NCHW) and "c/nhwc" as [1,1,3,2]; the peer holds "c" in NHWC
+  // [1,1,3,2]: its element (h 0, w j, c k) is ref64's (k, 0, j).
+  std::vector<double> nchw = {1, 2, 3, 4, 5, 6};  // c 0: 1 2 3, c 1: 4 5 6
+  std::vector<double> nhwc = {1, 4, 2, 5, 3, 6};
+  std::map<std::string, Tensor> ref64 = {{"c", F32({1, 2, 1, 3}, nchw)}, {"c/nhwc", F32({1, 1, 3, 2}, nhwc)},
+                                         {"cube", F32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}, {"none", F32({2}, {1, 2})}};
+  // "cube" [1,2,2,2] fits both layouts: the peer's values are its NHWC order.
+  std::map<std::string, Tensor> peer = {{"c", F32({1, 1, 3, 2}, nhwc)}, {"cube", F32({1, 2, 2, 2}, {1, 5, 2, 6, 3, 7, 4, 8})},
+                                        {"other", F32({1}, {0})}};
+  int transposed = 0;
+  std::map<std::string, Tensor> got = PeerValuesInTareLayout(peer, ref64, &transposed);
+  CHECK(transposed == 2);
+  REQUIRE(got.count("c"));
+  REQUIRE(got.count("c/nhwc"));
+  REQUIRE(got.count("cube"));
+  CHECK_FALSE(got.count("none"));
+  CHECK_FALSE(got.count("other"));
+  CHECK(got["c"].shape == Shape{1, 2, 1, 3});
+  CHECK(got["c/nhwc"].shape == Shape{1, 1, 3, 2});
+  for (int64_t i = 0; i < 6; ++i) {
+    CHECK(ReadDouble(got["c"], i) == nchw[size_t(i)]);
+    CHECK(ReadDouble(got["c/nhwc"], i) == nhwc[size_t(i)]);
+  }
+  for (int64_t i = 0; i < 8; ++i) CHECK(ReadDouble(got["cube"], i) == i + 1);
+  CHECK(got["c"].dtype == DType::kFloat32);
+}
