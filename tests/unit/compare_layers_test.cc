@@ -360,7 +360,7 @@ std::vector<double> ScaleOf(const Graph& g, const Tensor& x) {
 }
 }  // namespace
 
-TEST_CASE("budget: BatchNormalization and HardSigmoid scale with their terms' magnitudes, not a cancelled |y|") {
+TEST_CASE("budget: BatchNormalization, HardSigmoid and HardSwish scale with their terms' magnitudes, not a cancelled |y|") {
   // BatchNormalization x = {1, -3}, scale 2, B -0.5, mean 1.5, var 3 (eps 1e-5): the scale is
   // (|x| + |mean|) |scale| / sqrt(var + eps) + |B| = {2.5, 4.5} * 2 / sqrt(3.00001) + 0.5.
   GraphBuilder b;
@@ -387,6 +387,15 @@ TEST_CASE("budget: BatchNormalization and HardSigmoid scale with their terms' ma
   REQUIRE(s.size() == 2);
   CHECK(s[0] == doctest::Approx(0.2f * 1 + 0.5f).epsilon(1e-7));
   CHECK(s[1] == 1);
+  // HardSwish x = {-2.9, 10}: |x| clip(|x| / 6 + 1/2, 0, 1) = {2.9 (2.9 / 6 + 0.5), 10}, where
+  // HardSwish(-2.9) = -2.9 / 60 cancels.
+  GraphBuilder w;
+  int wx = w.Input("x", DType::kFloat32, {2});
+  w.g.outputs = w.Op("HardSwish", {wx});
+  s = ScaleOf(w.g, F32({2}, {-2.9f, 10}));
+  REQUIRE(s.size() == 2);
+  CHECK(s[0] == doctest::Approx(2.9 * (2.9 / 6 + 0.5)).epsilon(1e-6));
+  CHECK(s[1] == 10);
 }
 
 TEST_CASE("budget: LSTM's scale is the cell run on absolute values, computed by hand for one step") {
