@@ -410,7 +410,7 @@ int main(int argc, char** argv) {
   auto* convert = app.add_subcommand("convert", "convert a model (.onnx, .tflite) to .tare");
   convert->add_option("input", conv_in, "source model")->required();
   convert->add_option("-o,--output", conv_out, "output .tare file")->required();
-  convert->add_option("--from", from, "source format: onnx or tflite (default: from the extension)");
+  convert->add_option("--from", from, "source format: onnx, tflite or tfjs (default: from the extension; .json is a TF.js model.json)");
 
   std::string run_model, out_dir, trace_dir, backend = "ref";
   std::vector<std::string> input_args, pin_args;
@@ -449,7 +449,7 @@ int main(int argc, char** argv) {
   compare->add_option("--html", cmp.html, "write a self-contained HTML report with a per-layer error plot");
   compare->add_option("--dataset", cmp.dataset, "fashion-mnist:DIR or npy:DIR (items.npy, labels.npy): accuracy and top-1 flips");
   compare->add_option("--limit", cmp.limit, "use the first N data-set items (0: all)");
-  compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx, tflite)");
+  compare->add_option("--from", cmp.from, "source format of the models when not .tare (onnx, tflite, tfjs)");
   compare->add_option("--threshold", cmp.threshold, "relative L2 above which ref64 results differ (default 1e-9)");
   compare->add_flag("--layers", cmp.layers, "print every node of every backend against ref64 (chained and isolated), not only the summary");
   compare->add_flag("--no-isolated", cmp.no_isolated, "skip isolated mode (each node run alone on ref64's inputs against its error budget)");

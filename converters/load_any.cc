@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "converters/onnx/onnx_converter.h"
+#include "converters/tfjs/tfjs_converter.h"
 #include "converters/tflite/tflite_converter.h"
 
 namespace tare {
@@ -18,7 +19,9 @@ Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::
   if (fmt == "tare") return LoadModel(path);
   if (fmt == "onnx") return ConvertOnnxFile(path);
   if (fmt == "tflite") return ConvertTfliteFile(path);
-  return Status::Error(StatusCode::kUnsupported, "cannot tell the format of '" + path + "' (use .onnx, .tflite or .tare, or --from onnx|tflite|tare)");
+  if (fmt == "json" || fmt == "tfjs") return ConvertTfjsFile(path);
+  return Status::Error(StatusCode::kUnsupported,
+                       "cannot tell the format of '" + path + "' (use .onnx, .tflite, .json (TF.js model.json) or .tare, or --from onnx|tflite|tfjs|tare)");
 }
 
 }  // namespace tare

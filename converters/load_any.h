@@ -7,9 +7,9 @@
 
 namespace tare {
 
-/// Converts any model file tare reads, chosen by the text after the path's last '.' (onnx, tflite;
-/// tare is loaded; case-sensitive) or by `from` ("onnx", "tflite", "tare"; empty = by
-/// extension). Errors: `path` is a directory; an unknown extension (the message suggests the CLI's
+/// Converts any model file tare reads, chosen by the text after the path's last '.' (onnx, tflite,
+/// json = a TF.js model.json; tare is loaded; case-sensitive) or by `from` ("onnx", "tflite",
+/// "tfjs", "tare"; empty = by extension). Errors: `path` is a directory; an unknown extension (the message suggests the CLI's
 /// --from); those of the converter or loader.
 Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::string& from = "");
 

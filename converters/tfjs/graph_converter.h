@@ -1,0 +1,170 @@
+// The TF.js graph-model converter's internals (graph_model.cc: reading, the op table, Run;
+// graph_ops_nn.cc: convolutions, matrix products, normalization, pools, activations, constants;
+// graph_ops_math.cc: elementwise math, comparisons, reductions, Softmax, TopK;
+// graph_ops_shape.cc: shapes, slicing, gathering, padding, resizing).
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "converters/tfjs/kinds.h"
+
+namespace tare {
+namespace tfjs {
+
+using json = nlohmann::ordered_json;
+
+/// Standard base64 (TensorFlow's JSON bytes fields); invalid characters are skipped.
+std::string Base64(const std::string& s);
+/// An int64 from a JSON number or decimal string (TensorFlow's JSON int64 form). Errors: other types.
+Result<int64_t> JInt(const json& v);
+/// tare's dtype for a TensorFlow DataType name, as TF.js maps it (its uint8/int8/int16 inputs are
+/// int32 tensors, half is float32).
+Result<DType> TfType(const std::string& t);
+/// The tensor name an input reference means ("x:0" is "x"); "" for a control input ("^x").
+std::string TensorRef(const std::string& in);
+/// The node an input reference reads.
+std::string NodeOf(const std::string& ref);
+
+/// One GraphDef node's view: name, op, data inputs (tensor names: "node" for output 0, "node:k"),
+/// attributes.
+struct NodeView {
+  const json* j;
+  std::string name, op;
+  std::vector<std::string> ins;
+
+  const json* A(const std::string& k) const {
+    if (!j->contains("attr") || !(*j)["attr"].is_object() || !(*j)["attr"].contains(k)) return nullptr;
+    return &(*j)["attr"][k];
+  }
+  Result<int64_t> I(const std::string& k, int64_t def) const {
+    const json* a = A(k);
+    if (!a || !a->contains("i")) return def;
+    return JInt((*a)["i"]);
+  }
+  float F(const std::string& k, float def) const {
+    const json* a = A(k);
+    if (!a || !a->contains("f") || !(*a)["f"].is_number()) return def;
+    return (*a)["f"].get<float>();
+  }
+  bool B(const std::string& k, bool def) const {
+    const json* a = A(k);
+    if (!a || !a->contains("b") || !(*a)["b"].is_boolean()) return def;
+    return (*a)["b"].get<bool>();
+  }
+  std::string S(const std::string& k, const std::string& def) const {
+    const json* a = A(k);
+    if (!a || !a->contains("s") || !(*a)["s"].is_string()) return def;
+    return Base64((*a)["s"].get<std::string>());
+  }
+  std::string Type(const std::string& k) const {
+    const json* a = A(k);
+    if (!a || !a->contains("type") || !(*a)["type"].is_string()) return "";
+    return (*a)["type"].get<std::string>();
+  }
+  Result<std::vector<int64_t>> Ints(const std::string& k) const {
+    std::vector<int64_t> v;
+    const json* a = A(k);
+    if (!a || !a->contains("list") || !(*a)["list"].is_object() || !(*a)["list"].contains("i")) return v;
+    const json& l = (*a)["list"]["i"];
+    if (!l.is_array()) return Status::Error("attribute '" + k + "' is not a list of integers");
+    for (const json& x : l) {
+      TARE_ASSIGN_OR_RETURN(int64_t i, JInt(x));
+      v.push_back(i);
+    }
+    return v;
+  }
+  std::vector<std::string> Strs(const std::string& k) const {
+    std::vector<std::string> v;
+    const json* a = A(k);
+    if (!a || !a->contains("list") || !(*a)["list"].is_object() || !(*a)["list"].contains("s") || !(*a)["list"]["s"].is_array()) return v;
+    for (const json& x : (*a)["list"]["s"])
+      if (x.is_string()) v.push_back(Base64(x.get<std::string>()));
+    return v;
+  }
+};
+
+class GraphConverter {
+ public:
+  GraphConverter(const json& j, std::map<std::string, Tensor>& w, Builder& b) : j_(j), w_(w), b_(b) {}
+  Status Run();
+
+ private:
+  /// Converts one node through the op table (graph_model.cc). Errors: "is not supported" for ops
+  /// without a row, the translators' errors.
+  Status Convert(const NodeView& n);
+  /// The op table: TensorFlow op -> translator.
+  using Translator = Status (GraphConverter::*)(const NodeView&);
+  static const std::map<std::string, Translator>& Table();
+
+  // Translators, one per row (graph_ops_nn.cc, graph_ops_math.cc, graph_ops_shape.cc).
+  Status Const(const NodeView& n);
+  Status NoOp(const NodeView& n);
+  Status Identity(const NodeView& n);
+  Status IdentityN(const NodeView& n);
+  Status FusedConv2D(const NodeView& n);
+  Status FusedDepthwiseConv2dNative(const NodeView& n);
+  Status FusedMatMul(const NodeView& n);
+  Status Conv2D(const NodeView& n);
+  Status MatMul(const NodeView& n);
+  Status FusedBatchNorm(const NodeView& n);
+  Status MaxPool(const NodeView& n);
+  Status ActivationOp(const NodeView& n);
+  Status LeakyRelu(const NodeView& n);
+  Status Prelu(const NodeView& n);
+  Status Binary(const NodeView& n);
+  Status NotEqual(const NodeView& n);
+  Status SquaredDifference(const NodeView& n);
+  Status FloorDiv(const NodeView& n);
+  Status FloorMod(const NodeView& n);
+  Status AddN(const NodeView& n);
+  Status Unary(const NodeView& n);
+  Status Rsqrt(const NodeView& n);
+  Status Square(const NodeView& n);
+  Status Select(const NodeView& n);
+  Status Reduction(const NodeView& n);
+  Status ArgMax(const NodeView& n);
+  Status Softmax(const NodeView& n);
+  Status ConcatV2(const NodeView& n);
+  Status Pack(const NodeView& n);
+  Status Unpack(const NodeView& n);
+  Status Reshape(const NodeView& n);
+  Status Squeeze(const NodeView& n);
+  Status ExpandDims(const NodeView& n);
+  Status Transpose(const NodeView& n);
+  Status Tile(const NodeView& n);
+  Status PadOp(const NodeView& n);
+  Status Slice(const NodeView& n);
+  Status StridedSlice(const NodeView& n);
+  Status GatherV2(const NodeView& n);
+  Status Cast(const NodeView& n);
+  Status ShapeOp(const NodeView& n);
+  Status Fill(const NodeView& n);
+  Status ZerosLike(const NodeView& n);
+  Status Range(const NodeView& n);
+  Status ResizeBilinear(const NodeView& n);
+  Status TopKV2(const NodeView& n);
+  Status GatherNd(const NodeView& n);
+  Status DepthToSpace(const NodeView& n);
+  Status Fused(const NodeView& n, bool conv, bool depthwise);
+  Result<Padding> Pad(const NodeView& n);
+  Result<std::vector<int64_t>> Hw(const NodeView& n, const std::string& k, int64_t def);
+  Result<Tensor> ConstOf(const NodeView& n);
+  Status Error(const std::string& m) const { return b_.Error(m); }
+  /// Data input k (a tensor name). Errors: fewer inputs.
+  Result<std::string> In(const NodeView& n, size_t k) const {
+    if (k >= n.ins.size()) return Error("expects at least " + std::to_string(k + 1) + " input(s), has " + std::to_string(n.ins.size()));
+    return n.ins[k];
+  }
+  /// An int64 value of run-time tensor t (a Cast when it is int32), for shapes and indices.
+  Result<int> AsI64(const std::string& t, const std::string& nm);
+
+  const json& j_;
+  std::map<std::string, Tensor>& w_;
+  Builder& b_;
+};
+
+
+}  // namespace tfjs
+}  // namespace tare

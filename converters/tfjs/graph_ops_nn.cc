@@ -1,0 +1,133 @@
+// TF.js graph models: constants, identities, convolutions, matrix products, batch normalization, pools, activations -> ONNX-domain ops (graph_converter.h lists the files).
+
+#include <optional>
+#include "converters/tfjs/graph_converter.h"
+
+namespace tare {
+namespace tfjs {
+
+/// TensorFlow Const.
+Status GraphConverter::Const(const NodeView& n) {
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(Tensor t, ConstOf(n));
+  b_.SetConst(y, t);
+  return Status::Ok();
+}
+
+/// TensorFlow NoOp (control dependencies only: nothing to compute).
+Status GraphConverter::NoOp(const NodeView&) {
+  return Status::Ok();
+}
+
+/// TensorFlow Identity, StopGradient, Snapshot, PlaceholderWithDefault.
+Status GraphConverter::Identity(const NodeView& n) {
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  return b_.Alias(y, x);
+}
+
+/// TensorFlow IdentityN.
+Status GraphConverter::IdentityN(const NodeView& n) {
+  const std::string& y = n.name;
+  for (size_t k = 0; k < n.ins.size(); ++k) TARE_RETURN_IF_ERROR(b_.Alias(k == 0 ? y : y + ":" + std::to_string(k), n.ins[k]));
+  return Status::Ok();
+}
+
+/// TensorFlow _FusedConv2D.
+Status GraphConverter::FusedConv2D(const NodeView& n) {
+  return Fused(n, true, false);
+}
+
+/// TensorFlow FusedDepthwiseConv2dNative.
+Status GraphConverter::FusedDepthwiseConv2dNative(const NodeView& n) {
+  return Fused(n, true, true);
+}
+
+/// TensorFlow _FusedMatMul.
+Status GraphConverter::FusedMatMul(const NodeView& n) {
+  return Fused(n, false, false);
+}
+
+/// TensorFlow Conv2D, DepthwiseConv2dNative.
+Status GraphConverter::Conv2D(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  TARE_ASSIGN_OR_RETURN(std::string f, In(n, 1));
+  TARE_ASSIGN_OR_RETURN(Tensor w, b_.ConstFloat(f, "the filter"));
+  TARE_ASSIGN_OR_RETURN(Padding pad, Pad(n));
+  TARE_ASSIGN_OR_RETURN(auto strides, Hw(n, "strides", 1));
+  TARE_ASSIGN_OR_RETURN(auto dil, Hw(n, "dilations", 1));
+  return b_.Conv(y, x, w, nullptr, strides, dil, pad, op != "Conv2D", Activation());
+}
+
+/// TensorFlow MatMul, BatchMatMul, BatchMatMulV2.
+Status GraphConverter::MatMul(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string a, In(n, 0));
+  TARE_ASSIGN_OR_RETURN(std::string c, In(n, 1));
+  const bool ta = op == "MatMul" ? n.B("transpose_a", false) : n.B("adj_x", false);
+  const bool tb = op == "MatMul" ? n.B("transpose_b", false) : n.B("adj_y", false);
+  return b_.MatMul(y, a, c, ta, tb, nullptr, Activation());
+}
+
+/// TensorFlow FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3.
+Status GraphConverter::FusedBatchNorm(const NodeView& n) {
+  const std::string& y = n.name;
+  if (n.ins.size() < 5) return Error("expects inputs (x, scale, offset, mean, variance)");
+  std::vector<Tensor> p;
+  for (size_t k = 1; k < 5; ++k) {
+    TARE_ASSIGN_OR_RETURN(Tensor t, b_.ConstFloat(n.ins[k], "a batch normalization parameter"));
+    p.push_back(t);
+  }
+  return b_.BatchNorm(y, n.ins[0], p[0], p[1], p[2], p[3], n.F("epsilon", 1e-3f), Activation());
+}
+
+/// TensorFlow MaxPool, AvgPool.
+Status GraphConverter::MaxPool(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  TARE_ASSIGN_OR_RETURN(Padding pad, Pad(n));
+  if (pad.kind == "EXPLICIT") return Error("explicit padding of a pool is not supported");
+  TARE_ASSIGN_OR_RETURN(auto k, Hw(n, "ksize", 1));
+  TARE_ASSIGN_OR_RETURN(auto s, Hw(n, "strides", 1));
+  return b_.Pool(y, x, op == "MaxPool", k, s, pad);
+}
+
+/// TensorFlow Relu, Relu6, Elu, Selu, Sigmoid, Tanh, ....
+Status GraphConverter::ActivationOp(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  Activation a;
+  a.kind = op;
+  return b_.Activate(y, x, a);
+}
+
+/// TensorFlow LeakyRelu.
+Status GraphConverter::LeakyRelu(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  Activation a;
+  a.kind = op;
+  a.alpha = n.F("alpha", 0.2f);
+  return b_.Activate(y, x, a);
+}
+
+/// TensorFlow Prelu.
+Status GraphConverter::Prelu(const NodeView& n) {
+  const std::string& op = n.op;
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  TARE_ASSIGN_OR_RETURN(std::string al, In(n, 1));
+  Activation a;
+  a.kind = op;
+  a.prelu_alpha = al;
+  return b_.Activate(y, x, a);
+}
+
+}  // namespace tfjs
+}  // namespace tare
