@@ -93,7 +93,7 @@ endforeach()
 add_executable(tare_silero_check models/silero_check.cc)
 target_link_libraries(tare_silero_check PRIVATE tare_converters CLI11::CLI11)
 set(TARE_CORPUS ${PROJECT_BINARY_DIR}/corpus CACHE PATH
-    "Published models fetched by tests/models/silero/fetch.sh and tests/models/tflite/fetch.sh")
+    "Published models fetched by tests/models/silero/fetch.sh, tests/models/tflite/fetch.sh and tests/models/tfjs/fetch.sh")
 option(TARE_REQUIRE_CORPUS "Fail, rather than skip, the Silero and TFLite model tests when the models are absent (CI)" OFF)
 set(corpus_skip --skip-missing)
 if(TARE_REQUIRE_CORPUS)
@@ -121,6 +121,46 @@ foreach(backend ${silero_backends})
     COMMAND tare_tflite_check --models ${TARE_CORPUS} --fixtures ${CMAKE_CURRENT_SOURCE_DIR}/models/tflite
             --backend ${backend} ${corpus_skip})
   set_tests_properties(model.tflite_mediapipe.${backend} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
+
+# TF.js (issue 22, docs/TFJS.md): the committed fixtures (tests/models/tfjs/make_fixtures.js, TF.js's
+# own outputs) on every float backend, and the published models (tests/models/tfjs/fetch.sh, not
+# committed) against TF.js run at test time (skipped when not fetched or without node and TF.js).
+set(tfjs_backends ref64 ref)
+if(TARE_WITH_CPU)
+  list(APPEND tfjs_backends cpu)
+endif()
+set(tfjs_fixture_backends ${tfjs_backends})
+if(TARE_WITH_ONEDNN)
+  list(APPEND tfjs_fixture_backends onednn)
+endif()
+foreach(fixture layers_functional layers_sequential graph_conv graph_math graph_shape)
+  set(dir ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/fixtures/${fixture})
+  add_test(NAME model.tfjs.${fixture}
+    COMMAND ${TARE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/check.py ${TARE_EXE} ${dir}/model.json ${dir} ${tfjs_fixture_backends})
+endforeach()
+string(REPLACE ";" "," tfjs_list "${tfjs_backends}")
+set(tfjs_corpus
+  "nsfwjs_mobilenet_v2=nsfwjs_mobilenet_v2/model.json" "nsfwjs_mobilenet_v2_mid=nsfwjs_mobilenet_v2_mid/model.json"
+  "nsfwjs_inception_v3=nsfwjs_inception_v3/model.json" "antispoof=human/antispoof.json" "blazeface=human/blazeface.json"
+  "centernet=human/centernet.json" "emotion=human/emotion.json" "facemesh=human/facemesh.json" "faceres=human/faceres.json"
+  "handlandmark_lite=human/handlandmark-lite.json" "iris=human/iris.json" "liveness=human/liveness.json"
+  "movenet_lightning=human/movenet-lightning.json")
+foreach(entry ${tfjs_corpus})
+  string(REPLACE "=" ";" parts ${entry})
+  list(GET parts 0 name)
+  list(GET parts 1 file)
+  set(extra)
+  if(name STREQUAL "centernet")
+    # Its detections come after TopKV2 over near-equal scores: compared on the tensors before it.
+    set(extra --outputs tower_0/wh,tower_0/keypoints)
+  endif()
+  add_test(NAME model.tfjs_corpus.${name}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/corpus_test.sh ${TARE_EXE} ${TARE_PYTHON} ${TARE_CORPUS}/tfjs/${file}
+            ${CMAKE_CURRENT_BINARY_DIR}/tfjs/${name} ${tfjs_list} ${extra})
+  if(NOT TARE_REQUIRE_CORPUS)
+    set_tests_properties(model.tfjs_corpus.${name} PROPERTIES SKIP_RETURN_CODE 77)
+  endif()
 endforeach()
 
 # ---- bit identity across platforms (issue 19, docs/PLATFORMS.md) -----------------------------------

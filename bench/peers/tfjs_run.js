@@ -95,7 +95,8 @@ async function main() {
     outNames = args.outputs || model.outputNodes;
   } else {
     if (args.outputs) fail('--outputs is for graph models');
-    ins = model.inputs.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape.map((d) => (d == null ? -1 : d)) }));
+    // Named by their input layers (the names tare gives the model's inputs).
+    ins = model.inputs.map((t, k) => ({ name: model.inputs[k].sourceLayer.name, dtype: t.dtype, shape: t.shape.map((d) => (d == null ? -1 : d)) }));
     outNames = model.outputs.map((o) => (o.sourceLayer ? o.sourceLayer.name : o.name));
   }
   fs.mkdirSync(args.out, { recursive: true });

@@ -44,9 +44,10 @@ bool Builder::HasNchw(const std::string& t) const {
 }
 
 std::string Builder::NameFor(const std::string& t, bool nchw) const {
-  if (Rank(t) != 4) return t;
-  if (outputs_.count(t) || inputs_.count(t)) return nchw ? t + "/nchw" : t;
-  return nchw ? t : t + "/nhwc";
+  const bool io = outputs_.count(t) || inputs_.count(t);
+  if (nchw) return io ? t + "/nchw" : t;  // an NCHW value is rank 4 (t's rank may not be recorded yet)
+  // A plain value: the copy of an NCHW one is `/nhwc`; a tensor held only plain keeps its name.
+  return Rank(t) == 4 && !io && HasNchw(t) ? t + "/nhwc" : t;
 }
 
 int Builder::AddInput(const std::string& t, DType dt, const Shape& shape) {

@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 platforms/debian/build.sh
-# Published models (in npm packages, not committed) for the model.silero_* and model.tflite_* tests.
+# Published models (in npm packages, not committed) for the model.silero_*, model.tflite_* and
+# model.tfjs_corpus.* tests.
 bash tests/models/silero/fetch.sh build/corpus
 bash tests/models/tflite/fetch.sh build/corpus
+bash tests/models/tfjs/fetch.sh build/corpus
 # The peers tare compare --peer runs (onnxruntime-node, LiteRT.js, TF.js) for cli.compare_peer.
 [ -d bench/peers/node_modules/onnxruntime-node ] ||
   (cd bench/peers && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)

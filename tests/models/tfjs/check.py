@@ -7,8 +7,14 @@ PEER_DIR holds tfjs_run.js's result.json, inputs and outputs. tare runs the mode
 on each backend; every output must be within rel L2 <= tol-rel or max abs <= tol-abs of TF.js's
 (the bar of docs/TFJS.md). Prints one line per backend and output; exits 1 on a failure.
 """
-import json, os, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 import numpy as np
+
+
+def safe(name):
+    """tare's SafeName (format/npy.h): the file name of an output."""
+    s = re.sub(r"[^A-Za-z0-9._-]", "_", name or "output")
+    return "_" if s in (".", "..") else s
 
 
 def main():
@@ -25,16 +31,17 @@ def main():
         with tempfile.TemporaryDirectory() as out:
             cmd = [tare, "run", model, "--backend", be, "--output-dir", out]
             for r in res["inputs"]:
-                cmd += ["--input", r["name"].replace(":0", "") + "=" + r["file"]]
+                cmd += ["--input", re.sub(r":0$", "", r["name"]) + "=" + os.path.join(peer, r["file"])]
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode:
                 print(f"{be}: tare run failed: {p.stderr.strip()}"); ok = False; continue
             files = sorted(os.listdir(out))
             for k, o in enumerate(res["outputs"]):
-                want = np.load(o["file"]).astype(np.float64)
-                name = o["name"].replace(":0", "")
-                cand = [f for f in files if f[:-4] == name.replace("/", "_") or f[:-4] == name]
-                path = os.path.join(out, cand[0]) if cand else None
+                want = np.load(os.path.join(peer, o["file"])).astype(np.float64)
+                name = re.sub(r":0$", "", o["name"])
+                path = os.path.join(out, safe(name) + ".npy")
+                if not os.path.exists(path):
+                    path = None
                 if not path:
                     print(f"{be}: output '{name}' missing (have {files})"); ok = False; continue
                 got = np.load(path).astype(np.float64)
