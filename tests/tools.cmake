@@ -189,7 +189,7 @@ endforeach()
 # Every past fuzz finding (tests/fuzz/regressions/<target>/) replayed through its target's entry
 # point, plus the targets' smallest fixtures; under ASan/UBSan with -DTARE_SANITIZE=ON.
 if(NOT TARE_FUZZ)
-  foreach(target tare npy pb onnx tflite)
+  foreach(target tare npy pb onnx tflite tfjs)
     add_executable(tare_fuzz_replay_${target} fuzz/fuzz_${target}.cc fuzz/replay_main.cc)
     target_link_libraries(tare_fuzz_replay_${target} PRIVATE tare_converters)
     file(MAKE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/${target})
@@ -202,6 +202,8 @@ if(NOT TARE_FUZZ)
   add_test(NAME fuzz.replay.tflite COMMAND tare_fuzz_replay_tflite ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/tflite
            ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5/tflite_twin/model.tflite)
   add_test(NAME fuzz.replay.tare COMMAND tare_fuzz_replay_tare ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/tare)
+  add_test(NAME fuzz.replay.tfjs COMMAND tare_fuzz_replay_tfjs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/tfjs
+           ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/fixtures/graph_math/model.json)
 endif()
 
 # ---- tare bench ------------------------------------------------------

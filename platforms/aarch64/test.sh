@@ -16,8 +16,10 @@ if [[ ${1:-} == --ci ]]; then
   # thread split, checked on x86-64 by the CPU matrix (its aarch64 kernels by the op tables).
   # conformance.cpu.node: XNNPACK's NEON kernels are run by the op tables and the backend suite;
   # fuzz.replay.*: parsing, the same code on every platform (run natively and under ASan).
+  # model.tfjs.*, model.tfjs_corpus.*: the TF.js converter is parsing too (natively and under
+  # ASan); the kernels its models run are the op tables' and the other models'.
   # The layers' link checks are not built (the layering is the same on every platform).
-  exclude=(-E '^(conformance\.(ref|ref64|onednn|cpu)\.node|cli\.gemm_threads|fuzz\.replay\..*)$')
+  exclude=(-E '^(conformance\.(ref|ref64|onednn|cpu)\.node|cli\.gemm_threads|fuzz\.replay\..*|model\.tfjs(_corpus)?\..*)$')
   build_args=(-DTARE_LINK_CHECKS=OFF)
 fi
 platforms/aarch64/build.sh "${build_args[@]}"
@@ -25,4 +27,5 @@ mkdir -p build-aarch64/corpus
 if [[ -d build/corpus ]]; then cp -n build/corpus/* build-aarch64/corpus/ 2> /dev/null || true; fi  # the native build's copies
 bash tests/models/silero/fetch.sh build-aarch64/corpus
 bash tests/models/tflite/fetch.sh build-aarch64/corpus
+[[ ${1:-} == --ci ]] || bash tests/models/tfjs/fetch.sh build-aarch64/corpus
 cd build-aarch64 && ctest --output-on-failure -j "$(nproc)" --timeout 3000 "${exclude[@]}"

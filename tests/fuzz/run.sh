@@ -2,10 +2,10 @@
 # Runs the libFuzzer targets of tests/fuzz on seed corpora built from the committed fixtures and
 # the ONNX backend test data, two at a time, and prints per target: executions, coverage (edges),
 # corpus size and findings (crash/leak/timeout/oom files).
-# Usage: run.sh FUZZ_BUILD_DIR WORK_DIR SECONDS [TARGET...]   (targets: tare npy pb onnx tflite;
+# Usage: run.sh FUZZ_BUILD_DIR WORK_DIR SECONDS [TARGET...]   (targets: tare npy pb onnx tflite tfjs;
 #        default all). FUZZ_BUILD_DIR comes from
 #        CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DTARE_FUZZ=ON -DTARE_BUILD_TESTS=OFF
-#        && ninja -C build-fuzz fuzz_tare fuzz_npy fuzz_pb fuzz_onnx fuzz_tflite
+#        && ninja -C build-fuzz fuzz_tare fuzz_npy fuzz_pb fuzz_onnx fuzz_tflite fuzz_tfjs
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1). The live corpus WORK_DIR/corpus/<target> grows across runs; findings land in
 # WORK_DIR/findings/<target>/ and logs in WORK_DIR/logs/. Exit status 1 when any target found
 # something, 0 otherwise.
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: run.sh FUZZ_BUILD_DIR WORK_DIR SECONDS [TARGET...]}" && pwd)
 work=${2:?work dir}; secs=${3:?seconds}; shift 3
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(tare npy pb onnx tflite)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(tare npy pb onnx tflite tfjs)
 mkdir -p "$work"; work=$(cd "$work" && pwd)
 data=/usr/share/libonnx-testdata/data
 
@@ -27,6 +27,9 @@ seed() {  # seed TARGET: fills $work/seeds/TARGET once
     onnx) find "$root/tests/models" -name '*.onnx' -size -2M -exec cp -t "$d" {} + 2>/dev/null || true
           [ -d "$data" ] && find "$data/node" -name model.onnx | head -400 | while read -r f; do cp "$f" "$d/$(basename "$(dirname "$f")").onnx"; done ;;
     tflite) find "$root/tests/models" -name '*.tflite' -size -2M -exec cp -t "$d" {} + 2>/dev/null || true ;;
+    tfjs) for f in "$root"/tests/models/tfjs/fixtures/*/model.json; do  # model.json, NUL, the shard
+            { cat "$f"; printf '\0'; cat "$(dirname "$f")/group1-shard1of1.bin"; } > "$d/$(basename "$(dirname "$f")").seed"
+          done ;;
     npy) find "$root/tests/models" -name '*.npy' -size -64k | head -300 | while read -r f; do cp "$f" "$d/$(echo "$f" | md5sum | cut -c1-12).npy"; done ;;
     pb) [ -d "$data" ] && find "$data/node" -name 'input_*.pb' -size -64k | head -300 | while read -r f; do
           { printf '\0'; cat "$f"; } > "$d/$(echo "$f" | md5sum | cut -c1-12).pb"; done ;;
