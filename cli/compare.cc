@@ -197,6 +197,47 @@ std::string PeerLabel(const CompareArgs& args, const std::string& peer, const st
   return args.models.size() == 1 ? peer : peer + ":" + model_label;
 }
 
+// An input given in one layout to a model that declares the other: a rank-4 tensor whose shape is
+// the NCHW -> NHWC (or NHWC -> NCHW) permutation of the declared one (-1 dims match any) is
+// transposed into it, so one --input serves a PyTorch export (NCHW) and a TensorFlow one (NHWC).
+// Returns the line saying so ("" when nothing was done).
+std::string AdaptLayout(const Graph& g, NamedTensor* in) {
+  const Value* v = nullptr;
+  for (int id : g.inputs)
+    if (g.values[static_cast<size_t>(id)].name == in->name) v = &g.values[static_cast<size_t>(id)];
+  const Tensor& t = in->tensor;
+  if (!v || !v->has_shape || v->shape.size() != 4 || t.shape.size() != 4 || t.kind != ValueKind::kTensor || t.dtype == DType::kString) return "";
+  auto fits = [&](const Shape& s) {
+    for (size_t d = 0; d < 4; ++d)
+      if (v->shape[d] >= 0 && v->shape[d] != s[d]) return false;
+    return true;
+  };
+  if (fits(t.shape)) return "";
+  for (const std::vector<size_t>& perm : {std::vector<size_t>{0, 2, 3, 1}, std::vector<size_t>{0, 3, 1, 2}}) {
+    const Shape ps = {t.shape[perm[0]], t.shape[perm[1]], t.shape[perm[2]], t.shape[perm[3]]};
+    if (!fits(ps)) continue;
+    Result<Tensor> y = Tensor::Alloc(t.dtype, ps);
+    if (!y.ok()) return "";
+    const size_t es = DTypeSize(t.dtype);
+    const int64_t st[4] = {t.shape[1] * t.shape[2] * t.shape[3], t.shape[2] * t.shape[3], t.shape[3], 1};
+    int64_t o = 0;
+    for (int64_t a = 0; a < ps[0]; ++a)
+      for (int64_t b = 0; b < ps[1]; ++b)
+        for (int64_t c = 0; c < ps[2]; ++c)
+          for (int64_t d = 0; d < ps[3]; ++d, ++o) {
+            const int64_t idx[4] = {a, b, c, d};
+            int64_t src = 0;
+            for (size_t k = 0; k < 4; ++k) src += idx[k] * st[perm[k]];
+            std::memcpy(static_cast<uint8_t*>(y->data) + o * es, static_cast<const uint8_t*>(t.data) + src * es, es);
+          }
+    const std::string line = "input '" + in->name + "': " + ShapeStr(t.shape) + " given in " + (perm[1] == 2 ? "NCHW" : "NHWC") +
+                             ", fed in the model's " + (perm[1] == 2 ? "NHWC " : "NCHW ") + ShapeStr(ps);
+    in->tensor = std::move(y).value();
+    return line;
+  }
+  return "";
+}
+
 // Loads model `mi` and its inputs (into `*inputs`), runs each --peer on it under `tmp` (into
 // `*peers`, each also a framework), then runs it on every backend with every layer traced
 // (RunForComparison).
@@ -206,6 +247,10 @@ Result<ModelRuns> LoadAndRun(const CompareArgs& args, size_t mi, const std::stri
   Result<std::vector<NamedTensor>> bound = BindInputs(model->graph, args.inputs);
   if (!bound.ok()) return Status::Error(label + ": " + bound.status().message());
   *inputs = *bound;
+  for (NamedTensor& in : *inputs) {
+    const std::string note = AdaptLayout(model->graph, &in);
+    if (!note.empty()) std::printf("%s: %s\n", label.c_str(), note.c_str());
+  }
   for (const std::string& peer : args.peers) {
     const std::string work = (fs::path(tmp.path()) / (std::to_string(mi) + "." + peer)).string();
     TARE_ASSIGN_OR_RETURN(PeerRun p, RunPeer(peer, args.models[mi], *inputs, work));

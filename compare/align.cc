@@ -1,6 +1,8 @@
 #include "compare/align.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -132,6 +134,21 @@ std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vec
   return by_name.size() >= by_structure.size() ? by_name : by_structure;
 }
 
+namespace {
+
+/// A numeric tensor's values as a float64 vector in ascending order (NaNs last).
+Result<Tensor> SortedValues(const Tensor& t) {
+  if (t.kind != ValueKind::kTensor || t.dtype == DType::kString || t.dtype == DType::kUndefined) return Status::Error("not numeric");
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = ReadDouble(t, i);
+  std::sort(v.begin(), v.end(), [](double x, double y) { return std::isnan(y) ? !std::isnan(x) : x < y; });
+  TARE_ASSIGN_OR_RETURN(Tensor out, Tensor::Alloc(DType::kFloat64, {static_cast<int64_t>(v.size())}));
+  if (!v.empty()) std::memcpy(out.data, v.data(), v.size() * sizeof(double));
+  return out;
+}
+
+}  // namespace
+
 std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vector<Layer>& b,
                                      const std::vector<AlignedPair>& pairs, double threshold) {
   std::vector<LayerDiff> out;
@@ -153,6 +170,16 @@ std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vec
     } else {
       d.metrics = *m;
       d.diverges = m->nan_mismatch > 0 || !(m->rel_l2 <= threshold);
+    }
+    if (d.diverges && m.ok() && p.layout == PairLayout::kSame && OpClass(a[p.a].op) == OpClass("Flatten")) {
+      // The same values in another order (NHWC flattened against NCHW): compare them sorted.
+      Result<Tensor> sa = SortedValues(ta), sb = SortedValues(tb);
+      Result<Metrics> ms = sa.ok() && sb.ok() ? CompareTensors(*sa, *sb) : Result<Metrics>(Status::Error("not numeric"));
+      if (ms.ok() && ms->nan_mismatch == 0 && ms->rel_l2 <= threshold) {
+        d.pair.layout = PairLayout::kPermuted;
+        d.metrics = *ms;
+        d.diverges = false;
+      }
     }
     out.push_back(std::move(d));
   }

@@ -32,6 +32,10 @@ enum class PairLayout {
   kSame,   ///< same shape, compared element by element
   kBNhwc,  ///< A is [N,C,H,W] and B is [N,H,W,C] (an NHWC island in B): B is read in NCHW order
   kANhwc,  ///< A is [N,H,W,C] and B is [N,C,H,W]: A is read in NCHW order
+  /// Same shape, the same values in another order: a Flatten / Reshape whose two inputs were NCHW
+  /// on one side and NHWC on the other (a TensorFlow export flattens [N,H,W,C], PyTorch [N,C,H,W]);
+  /// compared as sorted values (set by CompareLayers, never by AlignLayers).
+  kPermuted,
 };
 
 /// Two layers taken to compute the same thing, and how they were paired.
@@ -69,7 +73,9 @@ struct LayerDiff {
 };
 
 /// Metrics for every aligned pair (the NHWC side read in NCHW order for kBNhwc/kANhwc pairs); a
-/// pair diverges when rel_l2 > threshold.
+/// pair diverges when rel_l2 > threshold. A diverging Flatten / Reshape pair (OpClass "Flatten")
+/// whose sorted values agree within the threshold becomes a kPermuted pair that agrees, with the
+/// metrics of the sorted values.
 std::vector<LayerDiff> CompareLayers(const std::vector<Layer>& a, const std::vector<Layer>& b,
                                      const std::vector<AlignedPair>& pairs, double threshold);
 

@@ -182,7 +182,19 @@ Result<ModelRuns> RunForComparison(std::shared_ptr<Model> model, const std::stri
   if (!quant.ok()) return quant.status().With(label);
   std::vector<std::string> files;
   for (const NamedTensor& o : mr.runs[0].outputs) files.push_back(SafeName(o.name) + ".npy");
-  for (Framework& f : mr.frameworks) TARE_RETURN_IF_ERROR(ReadFrameworkOutputs(*quant, mr.runs[0].outputs, files, &f));
+  for (Framework& f : mr.frameworks) {
+    // A model with one output takes a folder's only .npy whatever its name (the framework may name
+    // the output otherwise: Keras by its last layer, PyTorch by the export's output_names).
+    std::vector<std::string> fw_files = files;
+    std::error_code ec;
+    if (fw_files.size() == 1 && !std::filesystem::exists(std::filesystem::path(f.dir) / fw_files[0], ec)) {
+      std::vector<std::string> npys;
+      for (const auto& e : std::filesystem::directory_iterator(f.dir, ec))
+        if (e.path().extension() == ".npy") npys.push_back(e.path().filename().string());
+      if (npys.size() == 1) fw_files = npys;
+    }
+    TARE_RETURN_IF_ERROR(ReadFrameworkOutputs(*quant, mr.runs[0].outputs, fw_files, &f));
+  }
   return mr;
 }
 

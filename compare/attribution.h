@@ -41,7 +41,7 @@ struct BackendRun {
 /// A framework's own outputs for one model (`--expect LABEL=DIR`).
 struct Framework {
   std::string label;  ///< unique among the frameworks, models and tare's runs
-  std::string dir;    ///< the folder holding `<SafeName(output)>.npy` per output
+  std::string dir;    ///< the folder holding `<SafeName(output)>.npy` per output (one output: also its only .npy)
   std::vector<NamedTensor> outputs;  ///< in the model's output order (ReadFrameworkOutputs)
 };
 

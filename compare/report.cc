@@ -10,7 +10,9 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* LayoutName(PairLayout l) { return l == PairLayout::kBNhwc ? "b NHWC" : l == PairLayout::kANhwc ? "a NHWC" : "same"; }
+const char* LayoutName(PairLayout l) {
+  return l == PairLayout::kBNhwc ? "b NHWC" : l == PairLayout::kANhwc ? "a NHWC" : l == PairLayout::kPermuted ? "permuted" : "same";
+}
 
 json LayerJson(const LayerRow& r) {
   json jl = {{"a", r.a}, {"b", r.b}, {"op", r.op}, {"op_b", r.op_b}, {"how", r.how}, {"layout", LayoutName(r.layout)},

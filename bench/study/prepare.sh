@@ -97,6 +97,8 @@ def put(src, rel):
 put("lenet5_bn.onnx", "model.onnx")
 for v in ("altered_pool", "altered_bn_eps", "tfstyle"):
     put(f"{v}.onnx", f"variants/{v}.onnx")
+for f in ("model.json", "group1-shard1of1.bin"):
+    put(os.path.join("tfjs", "model", f), os.path.join("tfjs", f))
 put("input.npy", "input.npy")
 put(os.path.join("expected", "logits.npy"), os.path.join("expected", "logits.npy"))
 sys.path.insert(0, here)
@@ -114,6 +116,8 @@ meta["files"] = {
     "variants/altered_bn_eps.onnx": "BatchNormalization epsilon 1e-5 -> 1e-3",
     "variants/tfstyle.onnx": "the same network and weights, TF-style graph by bench/study/make_tfstyle.py "
                              "(input x:0, output Identity:0)",
+    "tfjs/model.json, tfjs/group1-shard1of1.bin": "the same network and weights saved by TF.js itself "
+                                                  "(a Keras Sequential in NHWC, bench/study/tfjs.js)",
     "input.npy, expected/logits.npy": "t10k items 0 and 1, PyTorch's logits",
     "dataset/items.npy, dataset/labels.npy": f"t10k items 0..{N - 1}, float32 [{N},1,28,28] / int64 [{N}]",
     "dataset/expected/<framework>/logits.npy": f"the first {N} rows of each framework's logits on the t10k images",

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // tfjs.js — TensorFlow.js's logits for the study model (bench/study/prepare.sh, step 3).
 //
-// Usage:  node bench/study/tfjs.js OUT
+// Usage:  node bench/study/tfjs.js OUT [--export-only]
 // Builds the LeNet-5+BN of bench/study/lenet5_bn.py as a tf.js LAYERS model (tf.sequential) in
 // TensorFlow's native NHWC layout, loads the numbers of OUT/weights.json (PyTorch's state_dict),
 // runs the 10,000 Fashion-MNIST t10k images (/usr/share/datasets/fashion-mnist or
 // $FASHION_MNIST_DIR, pixels / 255 in float32) as [500,28,28,1] batches on the pure-JavaScript
 // 'cpu' backend (no tfjs-node) and writes OUT/tfjs/logits.npy (float32 [10000,10]) and
-// OUT/tfjs/meta.json.
+// OUT/tfjs/meta.json; and saves the model as TF.js writes it: OUT/tfjs/model/model.json and
+// group1-shard1of1.bin (--export-only: only that, without the data set).
 //
 // Weight conversion (PyTorch -> Keras layout):
 //   conv kernels [out,in,kh,kw] -> [kh,kw,in,out]; dense kernels [out,in] -> [in,out];
@@ -68,11 +69,13 @@ function denseKernel(t, chw) {
 
 async function main() {
   const args = process.argv.slice(2);
-  if (args.length !== 1) {
-    console.error('usage: node tfjs.js OUT');
+  const exportOnly = args.includes('--export-only');
+  const pos = args.filter((a) => a !== '--export-only');
+  if (pos.length !== 1) {
+    console.error('usage: node tfjs.js OUT [--export-only]');
     process.exit(2);
   }
-  const out = args[0];
+  const out = pos[0];
   const tf = requirePeer('@tensorflow/tfjs');
   await tf.setBackend('cpu');
   await tf.ready();
@@ -106,6 +109,19 @@ async function main() {
   layer('fc3').setWeights([T(denseKernel(tensorOf(w, 'fc3.weight'))), vec('fc3.bias')]);
   const bnEps = layer('bn1').getConfig().epsilon;
   if (bnEps !== eps) throw new Error(`bn1 epsilon is ${bnEps}, wanted ${eps}`);
+
+  // The model as TF.js saves it (model.json + one binary shard: what tare converts, docs/STUDY.md).
+  const mdir = path.join(out, 'tfjs', 'model');
+  fs.mkdirSync(mdir, { recursive: true });
+  await model.save(tf.io.withSaveHandler(async (art) => {
+    fs.writeFileSync(path.join(mdir, 'group1-shard1of1.bin'), Buffer.from(art.weightData));
+    fs.writeFileSync(path.join(mdir, 'model.json'), JSON.stringify({
+      format: 'layers-model', generatedBy: `TensorFlow.js tfjs-layers v${tf.version['tfjs-layers']}`, convertedBy: null,
+      modelTopology: art.modelTopology, weightsManifest: [{ paths: ['group1-shard1of1.bin'], weights: art.weightSpecs }] }));
+    return { modelArtifactsInfo: { dateSaved: new Date(), modelTopologyType: 'JSON' } };
+  }));
+  console.log(`[tfjs] saved the model as ${mdir}/model.json`);
+  if (exportOnly) return;
 
   const data = loadTestSet(process.env.FASHION_MNIST_DIR || '/usr/share/datasets/fashion-mnist');
   const per = data.h * data.w;

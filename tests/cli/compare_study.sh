@@ -67,4 +67,26 @@ grep -qF "<li>model.onnx ref64 vs altered_pool.onnx ref64: 22 flips (22 models d
 if grep -qiE "<script[^>]*src|src=|href=|@import|url\(" "$WORK/ds.html"; then echo "FAIL: data-set HTML is not self-contained"; exit 1; fi
 # Progress goes to a terminal only: nothing on stderr here.
 [ ! -s "$WORK/ds.err" ] || { cat "$WORK/ds.err"; echo "FAIL: stderr"; exit 1; }
+
+# 3. The browser leg: the same network saved by TF.js itself (tfjs/model.json + shard, a Keras
+# Sequential in NHWC, written by bench/study/tfjs.js) and converted by tare: the same function as the
+# PyTorch export, its layers aligned with the PyTorch export's (the BN epsilon and pool changes are
+# found at bn1 and pool2 through the NHWC flatten), and TF.js's own logits a framework computing
+# difference from PyTorch's.
+"$TARE" compare --model "$FIX/model.onnx" --expect "pytorch=$E/pytorch" --model "$FIX/tfjs/model.json" --expect "tfjs=$E/tfjs" \
+  --model "$FIX/variants/altered_bn_eps.onnx" --model "$FIX/variants/altered_pool.onnx" --input "$FIX/dataset/items.npy" \
+  --json "$WORK/tfjs.json" > "$WORK/tfjs.txt"
+check tfjs.txt "model.json: input 'conv1_input': [64,1,28,28] given in NCHW, fed in the model's NHWC [64,28,28,1]"
+check tfjs.txt "model.onnx vs model.json: same function"
+check tfjs.txt "model.json vs altered_bn_eps.onnx: models differ at node 'bn1' (BatchNormalization"
+check tfjs.txt "model.json vs altered_pool.onnx: models differ at node 'pool2' (AveragePool"
+check tfjs.txt "pytorch vs tfjs: framework computing difference: rel L2"
+/usr/bin/env python3 - "$WORK/tfjs.json" <<'PY' || { echo "FAIL: TF.js JSON"; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = [x for x in r["models"] if x["file"] == "model.json"][0]
+tfjs = [f for f in m["frameworks"] if f["label"] == "tfjs"][0]
+# TF.js's logits against tare's exact (ref64) run of the converted model.
+assert tfjs["vs"] == "ref64" and tfjs["metrics"]["rel_l2"] < 1e-6, tfjs
+PY
 echo "1 passed, 0 failed"

@@ -202,3 +202,33 @@ TEST_CASE("align: OpClass groups the ops producers use for one layer") {
   CHECK(OpClass("Conv") == "Conv");
   CHECK(OpClass("Conv") != OpClass("MatMul"));
 }
+
+TEST_CASE("align: a Flatten of NHWC against one of NCHW holds the same values in another order") {
+  // [1,2,2,2] NCHW values 1..8 flattened as c*4 + h*2 + w on one side and (h*2 + w)*2 + c on the other.
+  const std::vector<float> nchw = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<float> nhwc(8);
+  for (int c = 0; c < 2; ++c)
+    for (int hw = 0; hw < 4; ++hw) nhwc[static_cast<size_t>(hw * 2 + c)] = nchw[static_cast<size_t>(c * 4 + hw)];
+  auto layer = [](const std::string& op, const std::vector<float>& v) {
+    Layer l;
+    l.node = l.output_node = 0;
+    l.op = op;
+    l.trace = {op, op, op, F32({1, 8}, std::vector<double>(v.begin(), v.end()))};
+    return l;
+  };
+  std::vector<Layer> a = {layer("Flatten", nchw)}, b = {layer("Reshape", nhwc)};
+  std::vector<AlignedPair> pairs = {{0, 0, "structure", PairLayout::kSame}};
+  std::vector<LayerDiff> d = CompareLayers(a, b, pairs, 1e-12);
+  REQUIRE(d.size() == 1);
+  CHECK_FALSE(d[0].diverges);
+  CHECK(d[0].pair.layout == PairLayout::kPermuted);
+  CHECK(d[0].metrics.rel_l2 == 0.0);
+  // Other values (one element changed) still diverge, and a Relu pair in another order is not excused.
+  std::vector<float> changed = nhwc;
+  changed[3] += 0.5f;
+  d = CompareLayers(a, {layer("Reshape", changed)}, pairs, 1e-12);
+  CHECK(d[0].diverges);
+  CHECK(d[0].pair.layout == PairLayout::kSame);
+  d = CompareLayers({layer("Relu", nchw)}, {layer("Relu", nhwc)}, pairs, 1e-12);
+  CHECK(d[0].diverges);
+}
