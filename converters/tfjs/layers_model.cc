@@ -13,6 +13,14 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+/// A config value, `def` when absent or null (Keras writes nulls); a value of another JSON type is
+/// a type error, reported as a malformed model.json.
+template <class T>
+T Get(const json& c, const char* key, T def) {
+  if (!c.is_object() || !c.contains(key) || c[key].is_null()) return def;
+  return c[key].get<T>();
+}
+
 /// A layer's config value as two ints (a Keras int or pair).
 Result<std::vector<int64_t>> Pair(const json& c, const char* key, int64_t def) {
   if (!c.contains(key) || c[key].is_null()) return std::vector<int64_t>{def, def};
@@ -58,6 +66,8 @@ class LayersConverter {
   Status ConcatenateLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y);
   Status ZeroPadding2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y);
   Status UpSampling2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y);
+  Status EmbeddingLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y);
+  Status RecurrentLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y);
   /// The weight `<layer>/<name>` (or one whose name ends in it, for nested models). Errors: missing.
   Result<Tensor> Weight(const std::string& layer, const std::string& name, bool required = true);
   Result<Activation> Act(const json& c);
@@ -103,7 +113,7 @@ Status LayersConverter::AddInputLayer(const Layer& l) {
   if (!shp || !shp->is_array()) return Error("an input layer without batch_input_shape");
   Shape s;
   for (const json& d : *shp) s.push_back(d.is_number_integer() && d.get<int64_t>() >= 0 ? d.get<int64_t>() : -1);
-  const std::string dt = c.value("dtype", std::string("float32"));
+  const std::string dt = Get(c, "dtype", std::string("float32"));
   DType t = dt == "float32" ? DType::kFloat32 : dt == "int32" ? DType::kInt32 : dt == "bool" ? DType::kBool : DType::kUndefined;
   if (t == DType::kUndefined) return Error("input dtype '" + dt + "' is not supported");
   b_.AddInput(l.name, t, s);
@@ -130,6 +140,8 @@ const std::map<std::string, LayersConverter::Translator>& LayersConverter::Table
       {&LayersConverter::ConcatenateLayer, {"Concatenate"}},
       {&LayersConverter::ZeroPadding2DLayer, {"ZeroPadding2D"}},
       {&LayersConverter::UpSampling2DLayer, {"UpSampling2D"}},
+      {&LayersConverter::EmbeddingLayer, {"Embedding"}},
+      {&LayersConverter::RecurrentLayer, {"LSTM", "GRU", "SimpleRNN"}},
     };
     for (const auto& [f, classes] : rows)
       for (const std::string& k : classes) t[k] = f;
@@ -139,7 +151,7 @@ const std::map<std::string, LayersConverter::Translator>& LayersConverter::Table
 }
 
 Status LayersConverter::Convert(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
-  if (l.config->value("data_format", std::string("channels_last")) != "channels_last") return Error("data_format channels_first is not supported");
+  if (Get(*l.config, "data_format", std::string("channels_last")) != "channels_last") return Error("data_format channels_first is not supported");
   auto it = Table().find(l.cls);
   if (it == Table().end()) return Error("is not supported");
   return (this->*it->second)(l, ins, y);
@@ -171,12 +183,12 @@ Status LayersConverter::Conv2DLayer(const Layer& l, const std::vector<std::strin
   TARE_ASSIGN_OR_RETURN(auto strides, Pair(c, "strides", 1));
   TARE_ASSIGN_OR_RETURN(auto dil, Pair(c, "dilation_rate", 1));
   Padding pad;
-  const std::string p = c.value("padding", std::string("valid"));
+  const std::string p = Get(c, "padding", std::string("valid"));
   if (p != "valid" && p != "same") return Error("padding '" + p + "' is not supported");
   pad.kind = p == "same" ? "SAME" : "VALID";
-  if (c.value("groups", 1) != 1) return Error("grouped Conv2D (groups > 1) is not supported");
+  if (Get(c, "groups", 1) != 1) return Error("grouped Conv2D (groups > 1) is not supported");
   TARE_ASSIGN_OR_RETURN(Activation act, Act(c));
-  const bool use_bias = c.value("use_bias", true);
+  const bool use_bias = Get(c, "use_bias", true);
   Tensor bias;
   if (use_bias) {
     TARE_ASSIGN_OR_RETURN(bias, Weight(l.name, "bias"));
@@ -210,7 +222,7 @@ Status LayersConverter::DenseLayer(const Layer& l, const std::vector<std::string
   TARE_ASSIGN_OR_RETURN(Tensor k, Weight(l.name, "kernel"));
   b_.SetConst(y + "/kernel", k);
   Tensor bias;
-  const bool use_bias = c.value("use_bias", true);
+  const bool use_bias = Get(c, "use_bias", true);
   if (use_bias) {
     TARE_ASSIGN_OR_RETURN(bias, Weight(l.name, "bias"));
   }
@@ -239,19 +251,19 @@ Status LayersConverter::BatchNormalizationLayer(const Layer& l, const std::vecto
   TARE_ASSIGN_OR_RETURN(Tensor mean, Weight(l.name, "moving_mean"));
   TARE_ASSIGN_OR_RETURN(Tensor var, Weight(l.name, "moving_variance"));
   Tensor gamma, beta;
-  if (c.value("scale", true)) {
+  if (Get(c, "scale", true)) {
     TARE_ASSIGN_OR_RETURN(gamma, Weight(l.name, "gamma"));
   } else {
     gamma = Tensor::Alloc(DType::kFloat32, {mean.numel()}).value();
     std::fill_n(static_cast<float*>(gamma.data), mean.numel(), 1.f);
   }
-  if (c.value("center", true)) {
+  if (Get(c, "center", true)) {
     TARE_ASSIGN_OR_RETURN(beta, Weight(l.name, "beta"));
   } else {
     beta = Tensor::Alloc(DType::kFloat32, {mean.numel()}).value();
     std::fill_n(static_cast<float*>(beta.data), mean.numel(), 0.f);
   }
-  return b_.BatchNorm(y, x, gamma, beta, mean, var, c.value("epsilon", 1e-3f), Activation());
+  return b_.BatchNorm(y, x, gamma, beta, mean, var, Get(c, "epsilon", 1e-3f), Activation());
 }
 
 /// Keras Activation.
@@ -279,7 +291,7 @@ Status LayersConverter::SoftmaxLayer(const Layer& l, const std::vector<std::stri
     return ins[0];
   };
   TARE_ASSIGN_OR_RETURN(std::string x, one());
-  if (c.value("axis", -1) != -1) return Error("Softmax over an axis other than the last is not supported");
+  if (Get(c, "axis", -1) != -1) return Error("Softmax over an axis other than the last is not supported");
   return b_.Softmax(y, x, false);
 }
 
@@ -291,7 +303,7 @@ Status LayersConverter::ReLULayer(const Layer& l, const std::vector<std::string>
     return ins[0];
   };
   TARE_ASSIGN_OR_RETURN(std::string x, one());
-  if (c.value("negative_slope", 0.0) != 0.0 || c.value("threshold", 0.0) != 0.0)
+  if (Get(c, "negative_slope", 0.0) != 0.0 || Get(c, "threshold", 0.0) != 0.0)
     return Error("ReLU with a negative_slope or threshold is not supported");
   if (!c.contains("max_value") || c["max_value"].is_null()) {
     Activation a;
@@ -317,7 +329,7 @@ Status LayersConverter::LeakyReLULayer(const Layer& l, const std::vector<std::st
   TARE_ASSIGN_OR_RETURN(std::string x, one());
   Activation a;
   a.kind = "LeakyRelu";
-  a.alpha = c.value("alpha", 0.3f);
+  a.alpha = Get(c, "alpha", 0.3f);
   return b_.Activate(y, x, a);
 }
 
@@ -334,7 +346,7 @@ Status LayersConverter::MaxPooling2DLayer(const Layer& l, const std::vector<std:
   TARE_ASSIGN_OR_RETURN(auto s, Pair(c, "strides", 0));
   if (s[0] == 0) s = k;  // Keras: strides default to the pool size
   Padding pad;
-  pad.kind = c.value("padding", std::string("valid")) == "same" ? "SAME" : "VALID";
+  pad.kind = Get(c, "padding", std::string("valid")) == "same" ? "SAME" : "VALID";
   return b_.Pool(y, x, cls == "MaxPooling2D", k, s, pad);
 }
 
@@ -347,7 +359,7 @@ Status LayersConverter::GlobalAveragePooling2DLayer(const Layer& l, const std::v
     return ins[0];
   };
   TARE_ASSIGN_OR_RETURN(std::string x, one());
-  return b_.Reduce(y, x, cls == "GlobalAveragePooling2D" ? "ReduceMean" : "ReduceMax", {1, 2}, c.value("keepdims", false));
+  return b_.Reduce(y, x, cls == "GlobalAveragePooling2D" ? "ReduceMean" : "ReduceMax", {1, 2}, Get(c, "keepdims", false));
 }
 
 /// Keras Flatten.
@@ -396,7 +408,7 @@ Status LayersConverter::AddLayer(const Layer& l, const std::vector<std::string>&
 Status LayersConverter::ConcatenateLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
   if (ins.size() < 2) return Error("concatenates fewer than two inputs");
-  return b_.Concat(y, ins, c.value("axis", -1));
+  return b_.Concat(y, ins, Get(c, "axis", -1));
 }
 
 /// Keras ZeroPadding2D.
@@ -430,7 +442,7 @@ Status LayersConverter::UpSampling2DLayer(const Layer& l, const std::vector<std:
   TARE_ASSIGN_OR_RETURN(std::string x, one());
   TARE_ASSIGN_OR_RETURN(auto size, Pair(c, "size", 2));
   if (size[0] < 1 || size[1] < 1) return Error("size must be positive");
-  const std::string interp = c.value("interpolation", std::string("nearest"));
+  const std::string interp = Get(c, "interpolation", std::string("nearest"));
   if (interp != "nearest" && interp != "bilinear") return Error("interpolation '" + interp + "' is not supported");
   // TF.js: resizeNearestNeighbor / resizeBilinear to [H*sh, W*sw], no align_corners, no half
   // pixel centers: in = floor(out / s) / linear from out / s.
@@ -443,6 +455,99 @@ Status LayersConverter::UpSampling2DLayer(const Layer& l, const std::vector<std:
   if (interp == "nearest") attrs["nearest_mode"] = StrAttr("floor");
   const int v = b_.Node1("Resize", y, {xv, -1, b_.Const(y + "/scales", sc)}, b_.NameFor(y, true), b_.S(x).dtype, attrs);
   b_.Set(y, v, true, 4, b_.S(x).dtype);
+  return Status::Ok();
+}
+
+/// Keras Embedding: Gather of the `embeddings` rows [input_dim, output_dim] at the indices (cast to
+/// int32 first, as TF.js does; mask_zero is not supported).
+Status LayersConverter::EmbeddingLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
+  const json& c = *l.config;
+  if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
+  if (Get(c, "mask_zero", false)) return Error("mask_zero (masking the later layers) is not supported");
+  TARE_ASSIGN_OR_RETURN(Tensor e, Weight(l.name, "embeddings"));
+  if (e.shape.size() != 2) return Error("the embeddings must have rank 2, have shape " + ShapeStr(e.shape));
+  const std::string& x = ins[0];
+  TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(x));
+  if (b_.S(x).dtype != DType::kInt32)
+    xv = b_.Node1("Cast", y + "/indices", {xv}, y + "/indices", DType::kInt32, {{"to", IntAttr(static_cast<int>(DType::kInt32))}});
+  const int v = b_.Node1("Gather", y, {b_.Const(y + "/embeddings", e), xv}, b_.NameFor(y, false), DType::kFloat32, {{"axis", IntAttr(0)}});
+  b_.Set(y, v, false, b_.Rank(x) < 0 ? -1 : b_.Rank(x) + 1);
+  return Status::Ok();
+}
+
+/// Keras LSTM (gates i, f, c, o), GRU (z, r, h; reset_after = ONNX linear_before_reset, its bias
+/// [2, 3U] = input then recurrent) and SimpleRNN on [batch, time, features]: ONNX LSTM / GRU / RNN
+/// with layout 1, the weights reordered to ONNX's gate order (i, o, f, c) and transposed;
+/// `activation` and `recurrent_activation` (tanh, sigmoid, hard_sigmoid = HardSigmoid 0.2 / 0.5,
+/// relu). return_sequences gives Y, else Y_h; go_backwards runs the reverse direction (with
+/// return_sequences refused: Keras returns the sequence reversed). Not supported: stateful,
+/// return_state, masking.
+Status LayersConverter::RecurrentLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
+  const json& c = *l.config;
+  const std::string& cls = l.cls;
+  if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
+  if (Get(c, "stateful", false) || Get(c, "return_state", false)) return Error("stateful and return_state are not supported");
+  const bool seq = Get(c, "return_sequences", false), back = Get(c, "go_backwards", false);
+  if (seq && back) return Error("go_backwards with return_sequences is not supported");
+  const bool lstm = cls == "LSTM", gru = cls == "GRU";
+  const int64_t G = lstm ? 4 : gru ? 3 : 1;
+  auto act = [&](const char* key, const char* def) -> Result<std::string> {
+    const std::string a = c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : def;
+    if (a == "tanh") return std::string("Tanh");
+    if (a == "sigmoid") return std::string("Sigmoid");
+    if (a == "hard_sigmoid") return std::string("HardSigmoid");
+    if (a == "relu") return std::string("Relu");
+    return Error(std::string(key) + " '" + a + "' is not supported (tanh, sigmoid, hard_sigmoid, relu)");
+  };
+  TARE_ASSIGN_OR_RETURN(std::string g_act, act("activation", "tanh"));
+  std::vector<std::string> acts = {g_act};
+  if (G > 1) {
+    TARE_ASSIGN_OR_RETURN(std::string f_act, act("recurrent_activation", "hard_sigmoid"));
+    acts = lstm ? std::vector<std::string>{f_act, g_act, g_act} : std::vector<std::string>{f_act, g_act};
+  }
+  TARE_ASSIGN_OR_RETURN(Tensor k, Weight(l.name, "kernel"));
+  TARE_ASSIGN_OR_RETURN(Tensor rk, Weight(l.name, "recurrent_kernel"));
+  if (k.shape.size() != 2 || rk.shape.size() != 2 || k.shape[1] % G || rk.shape[0] * G != rk.shape[1] || k.shape[1] != rk.shape[1])
+    return Error("kernel " + ShapeStr(k.shape) + " and recurrent_kernel " + ShapeStr(rk.shape) + " do not fit " + cls);
+  const int64_t U = rk.shape[0], I = k.shape[0];
+  const bool reset_after = gru && Get(c, "reset_after", false);
+  // ONNX gate g takes Keras block kb[g]: LSTM ONNX (i, o, f, c) from Keras (i, f, c, o).
+  const std::vector<int64_t> kb = lstm ? std::vector<int64_t>{0, 3, 1, 2} : gru ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0};
+  auto gates_t = [&](const Tensor& m, int64_t rows) {  // [rows, G*U] Keras -> [1, G*U, rows] ONNX
+    Tensor out = Tensor::Alloc(DType::kFloat32, {1, G * U, rows}).value();
+    const float* src = static_cast<const float*>(m.data);
+    float* dst = static_cast<float*>(out.data);
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t u = 0; u < U; ++u)
+        for (int64_t r = 0; r < rows; ++r) dst[(g * U + u) * rows + r] = src[r * G * U + kb[static_cast<size_t>(g)] * U + u];
+    return out;
+  };
+  Tensor b = Tensor::Alloc(DType::kFloat32, {1, 2 * G * U}).value();
+  std::fill_n(static_cast<float*>(b.data), 2 * G * U, 0.f);
+  if (Get(c, "use_bias", true)) {
+    TARE_ASSIGN_OR_RETURN(Tensor bias, Weight(l.name, "bias"));
+    const int64_t want = reset_after ? 2 * G * U : G * U;
+    if (bias.numel() != want) return Error("bias has " + std::to_string(bias.numel()) + " values, expected " + std::to_string(want));
+    const float* src = static_cast<const float*>(bias.data);
+    float* dst = static_cast<float*>(b.data);
+    for (int64_t half = 0; half < (reset_after ? 2 : 1); ++half)
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t u = 0; u < U; ++u) dst[half * G * U + g * U + u] = src[half * G * U + kb[static_cast<size_t>(g)] * U + u];
+  }
+  TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(ins[0]));
+  std::map<std::string, Attr> attrs = {{"hidden_size", IntAttr(U)}, {"layout", IntAttr(1)}, {"direction", StrAttr(back ? "reverse" : "forward")}};
+  Attr a;
+  a.kind = Attr::Kind::kStrings;
+  a.strings = acts;
+  attrs["activations"] = a;
+  if (gru) attrs["linear_before_reset"] = IntAttr(reset_after ? 1 : 0);
+  const std::string onnx_op = lstm ? "LSTM" : gru ? "GRU" : "RNN";
+  const int yseq = b_.NewValue(y + "/Y", DType::kFloat32), ylast = b_.NewValue(y + "/Y_h", DType::kFloat32);
+  std::vector<int> outs = {yseq, ylast};
+  b_.AddNode(onnx_op, y + "/" + onnx_op, {xv, b_.Const(y + "/W", gates_t(k, I)), b_.Const(y + "/R", gates_t(rk, U)), b_.Const(y + "/B", b)}, outs, attrs);
+  // Y [B, T, 1, U] -> [B, T, U]; Y_h [B, 1, U] -> [B, U].
+  const int v = b_.Node1("Squeeze", y, {seq ? yseq : ylast, b_.ConstI64(y + "/axes", {seq ? 2 : 1})}, b_.NameFor(y, false), DType::kFloat32);
+  b_.Set(y, v, false, seq ? 3 : 2);
   return Status::Ok();
 }
 
@@ -464,7 +569,7 @@ Status LayersConverter::Run() {
     if (!lj.is_object() || !lj.contains("class_name") || !lj["class_name"].is_string() || !lj.contains("config") || !lj["config"].is_object())
       return Status::Error(b_.file() + ": a layer without class_name or config");
     Layer l{&lj, "", lj["class_name"].get<std::string>(), &lj["config"], {}};
-    l.name = lj.contains("name") && lj["name"].is_string() ? lj["name"].get<std::string>() : l.config->value("name", std::string());
+    l.name = lj.contains("name") && lj["name"].is_string() ? lj["name"].get<std::string>() : Get(*l.config, "name", std::string());
     if (l.name.empty()) return Status::Error(b_.file() + ": a " + l.cls + " layer without a name");
     if (!Table().count(l.cls) && l.cls != "InputLayer") {
       ++n_unsupported;

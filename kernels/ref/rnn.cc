@@ -26,7 +26,14 @@
 namespace tare {
 namespace {
 
-enum class Act { kSigmoid, kTanh, kRelu };
+enum class ActKind { kSigmoid, kTanh, kRelu, kHardSigmoid };
+
+/// One activation function of a cell; HardSigmoid max(0, min(1, alpha x + beta)) computed in T as
+/// the standalone op (kernels/ref/unary.cc), alpha and beta float attributes.
+struct Act {
+  ActKind kind = ActKind::kSigmoid;
+  float alpha = 0.2f, beta = 0.5f;
+};
 
 /// Parsed attributes of one recurrent node.
 struct RnnConfig {
@@ -42,9 +49,14 @@ struct RnnConfig {
 };
 
 template <class T>
-T Activate(Act a, T v) {
-  if (a == Act::kSigmoid) return ViaDouble<T>([](double d) { return 1.0 / (1.0 + std::exp(-d)); }, v);
-  if (a == Act::kTanh) return ViaDouble<T>([](double d) { return std::tanh(d); }, v);
+T Activate(const Act& a, T v) {
+  if (a.kind == ActKind::kSigmoid) return ViaDouble<T>([](double d) { return 1.0 / (1.0 + std::exp(-d)); }, v);
+  if (a.kind == ActKind::kTanh) return ViaDouble<T>([](double d) { return std::tanh(d); }, v);
+  if (a.kind == ActKind::kHardSigmoid) {
+    T s = static_cast<T>(static_cast<T>(a.alpha) * v);
+    s = static_cast<T>(s + static_cast<T>(a.beta));
+    return s < 0 ? T(0) : s > 1 ? T(1) : s;
+  }
   return v < 0 ? T(0) : v;
 }
 
@@ -212,14 +224,30 @@ Result<KernelFn> MakeRnn(const Node& node) {
   if (names.size() != per_dir * static_cast<size_t>(cfg.nd))
     return Status::Error(node.Where() + ": attribute 'activations' has " + std::to_string(names.size()) +
                          " entries, expected " + std::to_string(per_dir * cfg.nd));
+  // activation_alpha / activation_beta: one entry per HardSigmoid, in the order of `names`.
+  TARE_ASSIGN_OR_RETURN(std::vector<float> alphas, node.GetFloats("activation_alpha", {}));
+  TARE_ASSIGN_OR_RETURN(std::vector<float> betas, node.GetFloats("activation_beta", {}));
+  size_t k = 0;
   for (const std::string& name : names) {
     std::string l;
     for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (l == "sigmoid") cfg.acts.push_back(Act::kSigmoid);
-    else if (l == "tanh") cfg.acts.push_back(Act::kTanh);
-    else if (l == "relu") cfg.acts.push_back(Act::kRelu);
-    else return Status::Error(node.Where() + ": activation '" + name + "' is not supported");
+    Act a;
+    if (l == "sigmoid") a.kind = ActKind::kSigmoid;
+    else if (l == "tanh") a.kind = ActKind::kTanh;
+    else if (l == "relu") a.kind = ActKind::kRelu;
+    else if (l == "hardsigmoid") {
+      a.kind = ActKind::kHardSigmoid;
+      if (k < alphas.size()) a.alpha = alphas[k];
+      if (k < betas.size()) a.beta = betas[k];
+      ++k;
+    } else {
+      return Status::Error(node.Where() + ": activation '" + name + "' is not supported");
+    }
+    cfg.acts.push_back(a);
   }
+  // Names given once for both directions share their alpha / beta entries.
+  if (k && alphas.size() != k && alphas.size() * 2 == k)
+    for (size_t i = cfg.acts.size() / 2; i < cfg.acts.size(); ++i) cfg.acts[i] = cfg.acts[i - cfg.acts.size() / 2];
   return KernelFn([cfg](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     return RunRnn<T>(cfg, in, out);
   });

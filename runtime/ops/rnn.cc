@@ -11,9 +11,10 @@
 //   The reverse direction processes each batch entry's own steps len-1 down to 0.
 // Attributes (defaults): hidden_size (optional; must equal R.shape[2] > 0); direction "forward" |
 //   "reverse" | "bidirectional"; layout 0 | 1; activations, per direction LSTM f,g,h (Sigmoid,
-//   Tanh, Tanh), GRU f,g (Sigmoid, Tanh), RNN f (Tanh): names Sigmoid, Tanh, Relu (any case); a
-//   bidirectional node lists the forward then the reverse ones, or one set used for both;
-//   activation_alpha/activation_beta are not supported (rejected when non-empty); clip (> 0; absent:
+//   Tanh, Tanh), GRU f,g (Sigmoid, Tanh), RNN f (Tanh): names Sigmoid, Tanh, Relu, HardSigmoid (any
+//   case); a bidirectional node lists the forward then the reverse ones, or one set used for both;
+//   activation_alpha/activation_beta: one float per HardSigmoid in list order (defaults 0.2, 0.5;
+//   the other activations take none); clip (> 0; absent:
 //   no clipping) clamps every activation's input to [-clip, clip] (LSTM: h(clip(C)), the stored cell
 //   C itself is not clipped); LSTM input_forget 0 | 1 (1: f = 1 - i); GRU linear_before_reset 0
 //   (nonzero: the recurrence of the h gate is applied before the reset gate).
@@ -27,12 +28,21 @@ namespace {
 
 /// Checks the `activations` attribute: known names, count G_act per direction (or nd times that).
 Status CheckActivations(const InferContext& ctx, int64_t per_dir, int64_t nd) {
-  for (const char* a : {"activation_alpha", "activation_beta"}) {
-    auto it = ctx.node.attrs.find(a);
-    if (it != ctx.node.attrs.end() && !(it->second.floats.empty() && it->second.kind == Attr::Kind::kFloats))
-      return ctx.Error(std::string("attribute '") + a + "' is not supported");
-  }
   auto it = ctx.node.attrs.find("activations");
+  size_t hard = 0;  // HardSigmoid entries: each takes one activation_alpha and one activation_beta
+  if (it != ctx.node.attrs.end() && it->second.kind == Attr::Kind::kStrings)
+    for (const std::string& name : it->second.strings) {
+      std::string l;
+      for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      hard += l == "hardsigmoid";
+    }
+  for (const char* a : {"activation_alpha", "activation_beta"}) {
+    auto at = ctx.node.attrs.find(a);
+    if (at == ctx.node.attrs.end() || (at->second.floats.empty() && at->second.kind == Attr::Kind::kFloats)) continue;
+    if (at->second.kind != Attr::Kind::kFloats || at->second.floats.size() > hard)
+      return ctx.Error(std::string("attribute '") + a + "' must give at most one float per HardSigmoid activation (" +
+                       std::to_string(hard) + " here)");
+  }
   if (it == ctx.node.attrs.end()) return Status::Ok();
   if (it->second.kind != Attr::Kind::kStrings)
     return ctx.Error(std::string("attribute 'activations' must be strings, got ") + AttrKindName(it->second.kind));
@@ -44,8 +54,8 @@ Status CheckActivations(const InferContext& ctx, int64_t per_dir, int64_t nd) {
   for (const std::string& name : names) {
     std::string l;
     for (char ch : name) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (l != "sigmoid" && l != "tanh" && l != "relu")
-      return ctx.Error("activation '" + name + "' is not supported (expected Sigmoid, Tanh or Relu)");
+    if (l != "sigmoid" && l != "tanh" && l != "relu" && l != "hardsigmoid")
+      return ctx.Error("activation '" + name + "' is not supported (expected Sigmoid, Tanh, Relu or HardSigmoid)");
   }
   return Status::Ok();
 }

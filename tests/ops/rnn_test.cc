@@ -216,6 +216,24 @@ TEST_CASE("LSTM hidden 1: plain, peepholes, input_forget, clip") {
   }
 }
 
+TEST_CASE("LSTM hidden 1 with HardSigmoid gates (Keras' recurrent_activation), activation_alpha/beta") {
+  // Gates i, o, f, c; f = HardSigmoid(a) = clip(0.25 a + 0.75, 0, 1), g = h = tanh. W = [1, 0, 0, 1],
+  // R = 0: a_i = x_t, a_o = a_f = 0 (o = f = 0.75), c_t = tanh(x_t); x = 0.5 then -1:
+  // i1 = 0.25*0.5 + 0.75 = 0.875, C1 = 0.875*tanh(0.5), H1 = 0.75*tanh(C1);
+  // i2 = 0.25*(-1) + 0.75 = 0.5, C2 = 0.75*C1 + 0.5*tanh(-1), H2 = 0.75*tanh(C2).
+  const Tensor x = F32({2, 1, 1}, {0.5, -1}), w = F32({1, 4, 1}, {1, 0, 0, 1}), r = F32({1, 4, 1}, {0, 0, 0, 0});
+  const double c1 = 0.875 * std::tanh(0.5), c2 = 0.75 * c1 + 0.5 * std::tanh(-1.0);
+  const double h1 = 0.75 * std::tanh(c1), h2 = 0.75 * std::tanh(c2);
+  CheckRnn(Acts(NodeOf("LSTM", 3), {"HardSigmoid", "Tanh", "Tanh"})
+               .Attr("activation_alpha", std::vector<float>{0.25f})
+               .Attr("activation_beta", std::vector<float>{0.75f}),
+           {x, w, r}, {{{2, 1, 1, 1}, {h1, h2}}, {{1, 1, 1}, {h2}}, {{1, 1, 1}, {c2}}}, 2, 2);
+  // Defaults alpha 0.2, beta 0.5: i1 = 0.6, o = f = 0.5; i2 = 0.3.
+  const double d1 = 0.6 * std::tanh(0.5), d2 = 0.5 * d1 + 0.3 * std::tanh(-1.0);
+  CheckRnn(Acts(NodeOf("LSTM", 3), {"hardsigmoid", "tanh", "tanh"}), {x, w, r},
+           {{{2, 1, 1, 1}, {0.5 * std::tanh(d1), 0.5 * std::tanh(d2)}}, {{1, 1, 1}, {0.5 * std::tanh(d2)}}, {{1, 1, 1}, {d2}}}, 2, 2);
+}
+
 TEST_CASE("GRU hidden 1: linear_before_reset 0 and 1, activations") {
   // Gates z, r, h. W = [0, 0, 1], R = [0, 0, 2], B = [Wb: 0, 0, 0 | Rb: 0, 0, 0.5], X = [1, -1],
   // h0 = 0: z = r = Sig(0) = 0.5 every step; H' = 0.5*g(a_h) + 0.5*H.
@@ -300,7 +318,7 @@ TEST_CASE("LSTM, GRU and RNN reject invalid models") {
   CheckFails(Acts(NodeOf("RNN", 2), {"Softsign"}), {x, w1, r1}, "activation 'Softsign' is not supported");
   CheckFails(Acts(NodeOf("LSTM", 3), {"Sigmoid", "Tanh"}), {x, w4, r4}, "must list 3");
   CheckFails(NodeOf("RNN", 2).Attr("activation_alpha", std::vector<float>{0.5f}), {x, w1, r1},
-             "'activation_alpha' is not supported");
+             "'activation_alpha' must give at most one float per HardSigmoid activation (0 here)");
   CheckFails(NodeOf("RNN", 2).Attr("direction", "sideways"), {x, w1, r1}, "'direction'");
   CheckFails(NodeOf("RNN", 2).Attr("layout", int64_t(2)), {x, w1, r1}, "'layout'");
   CheckFails(NodeOf("RNN", 2).Attr("clip", -1.0), {x, w1, r1}, "'clip' must be > 0");

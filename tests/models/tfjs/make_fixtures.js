@@ -15,6 +15,8 @@
 //                      quantized (TF.js's quantization: q = round((w - min) / scale)).
 //   layers_sequential  tf.sequential: Conv2D, MaxPooling2D, Flatten, Dense tanh/elu/sigmoid, Dropout,
 //                      Reshape, Activation(relu6), Dense.
+//   layers_text        Embedding (uint8 weights), LSTM (return_sequences, hard_sigmoid gates), GRU
+//                      (sigmoid gates), LSTM go_backwards, SimpleRNN relu, Concatenate, Dense softmax.
 //   graph_conv         a GraphDef written here: Conv2D, _FusedConv2D (BiasAdd + Relu6 / Prelu /
 //                      LeakyRelu), FusedDepthwiseConv2dNative, DepthwiseConv2dNative (dilated),
 //                      MaxPool / AvgPool SAME, BiasAdd, FusedBatchNormV3, ResizeBilinear
@@ -188,6 +190,20 @@ async function layersSequential(tf) {
   return saveLayers(tf, model, null);
 }
 
+async function layersText(tf) {
+  const L = tf.layers;
+  const x = tf.input({ shape: [7], name: 'tokens' });
+  const e = L.embedding({ inputDim: 20, outputDim: 6, name: 'embed' }).apply(x);
+  const s1 = L.lstm({ units: 5, returnSequences: true, name: 'lstm_seq' }).apply(e);  // recurrent_activation hard_sigmoid (TF.js's default)
+  const g = L.gru({ units: 4, recurrentActivation: 'sigmoid', name: 'gru' }).apply(s1);
+  const back = L.lstm({ units: 3, goBackwards: true, recurrentActivation: 'sigmoid', name: 'lstm_back' }).apply(e);
+  const rnn = L.simpleRNN({ units: 3, activation: 'relu', name: 'rnn' }).apply(e);
+  const y = L.dense({ units: 3, activation: 'softmax', name: 'classes' }).apply(L.concatenate({ name: 'cat' }).apply([g, back, rnn]));
+  const model = tf.model({ inputs: x, outputs: y, name: 'text' });
+  model.setWeights(model.getWeights().map((w) => tf.tensor(uniform(w.size, -0.8, 0.8), w.shape)));
+  return saveLayers(tf, model, (s) => (/embed/.test(s.name) ? 'uint8' : undefined));
+}
+
 function graphConv() {
   const g = new GraphBuilder();
   const x = g.placeholder('x', [-1, 9, 9, 3]);
@@ -335,13 +351,13 @@ async function runGraph(tf, m, dir) {
   return { recs, ys: Array.isArray(ys) ? ys : [ys], names: m.outputs };
 }
 
-async function runLayers(tf, m, dir, shapes) {
+async function runLayers(tf, m, dir, shapes, gen) {
   const io = { load: async () => ({ modelTopology: m.json.modelTopology, weightSpecs: m.json.weightsManifest[0].weights,
                                       weightData: m.shard.buffer.slice(m.shard.byteOffset, m.shard.byteOffset + m.shard.byteLength) }) };
   const model = await tf.loadLayersModel(io);
   const recs = [];
   const feeds = shapes.map((s, k) => {
-    const data = uniform(count(s), -1, 1);
+    const data = gen ? Float32Array.from({ length: count(s) }, gen) : uniform(count(s), -1, 1);
     writeNpy(path.join(dir, `input_${k}.npy`), data, s);
     recs.push({ name: model.inputs[k].sourceLayer.name, dtype: 'float32', shape: s, file: `input_${k}.npy` });
     return tf.tensor(data, s);
@@ -361,11 +377,12 @@ async function main() {
   const fixtures = [
     ['layers_functional', await layersFunctional(tf), [[2, 12, 12, 3]]],
     ['layers_sequential', await layersSequential(tf), [[3, 10, 10, 2]]],
+    ['layers_text', await layersText(tf), [[4, 7]], () => Math.floor(rnd() * 20)],
     ['graph_conv', graphConv(), null],
     ['graph_math', graphMath(), null],
     ['graph_shape', graphShape(), null],
   ];
-  for (const [name, m, shapes] of fixtures) {
+  for (const [name, m, shapes, gen] of fixtures) {
     const dir = path.join(OUT, name);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
@@ -375,7 +392,7 @@ async function main() {
     if (m.json.outputs) j.signature = { outputs: Object.fromEntries(m.json.outputs.map((o) => [o, { name: `${o}:0` }])) };
     fs.writeFileSync(path.join(dir, 'model.json'), JSON.stringify(j));
     fs.writeFileSync(path.join(dir, 'group1-shard1of1.bin'), m.shard);
-    const r = shapes ? await runLayers(tf, m, dir, shapes) : await runGraph(tf, m, dir);
+    const r = shapes ? await runLayers(tf, m, dir, shapes, gen) : await runGraph(tf, m, dir);
     const outs = [];
     for (let k = 0; k < r.ys.length; k++) {
       const v = await r.ys[k].data();
