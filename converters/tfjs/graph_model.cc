@@ -27,7 +27,7 @@ std::string Base64(const std::string& s) {
   for (char c : s) {
     const int v = val(c);
     if (v < 0) continue;
-    acc = (acc << 6) | v;
+    acc = ((acc << 6) | v) & 0xFFFF;  // only the bits not yet written out matter
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
