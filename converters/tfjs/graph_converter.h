@@ -94,6 +94,17 @@ class GraphConverter {
   /// Converts one node through the op table (graph_model.cc). Errors: "is not supported" for ops
   /// without a row, the translators' errors.
   Status Convert(const NodeView& n);
+  /// A SpaceToBatchND -> Conv2D / DepthwiseConv2dNative -> BatchToSpaceND chain (TensorFlow's
+  /// dilated convolution), found before conversion: the convolution runs dilated on the
+  /// SpaceToBatchND's input with pads (paddings - crops), the two ends become aliases.
+  struct Dilation {
+    std::string input;           ///< the SpaceToBatchND's input tensor
+    std::vector<int64_t> block;  ///< [bh, bw]
+    std::vector<int64_t> pads;   ///< explicit pads for the convolution: top, bottom, left, right
+  };
+  /// Fills dilations_ (keyed by the convolution's name) for every such chain. Errors: a chain whose
+  /// parts are not constants or whose crops exceed its paddings.
+  Status FindDilations(const std::vector<NodeView>& nodes, const std::map<std::string, size_t>& by_name);
   /// The op table: TensorFlow op -> translator.
   using Translator = Status (GraphConverter::*)(const NodeView&);
   static const std::map<std::string, Translator>& Table();
@@ -147,6 +158,7 @@ class GraphConverter {
   Status TopKV2(const NodeView& n);
   Status GatherNd(const NodeView& n);
   Status DepthToSpace(const NodeView& n);
+  Status SpaceToBatchND(const NodeView& n);
   Status Fused(const NodeView& n, bool conv, bool depthwise);
   Result<Padding> Pad(const NodeView& n);
   Result<std::vector<int64_t>> Hw(const NodeView& n, const std::string& k, int64_t def);
@@ -163,6 +175,8 @@ class GraphConverter {
   const json& j_;
   std::map<std::string, Tensor>& w_;
   Builder& b_;
+  std::map<std::string, Dilation> dilations_;   ///< by convolution node
+  std::map<std::string, std::string> s2b_of_;   ///< SpaceToBatchND / BatchToSpaceND node -> its convolution
 };
 
 

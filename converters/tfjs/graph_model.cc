@@ -188,6 +188,44 @@ Status GraphConverter::Fused(const NodeView& n, bool conv, bool depthwise) {
   return b_.BatchNorm(n.name, n.name + "/conv", bn[0], bn[1], bn[2], bn[3], n.F("epsilon", 1e-3f), act);
 }
 
+Status GraphConverter::FindDilations(const std::vector<NodeView>& nodes, const std::map<std::string, size_t>& by_name) {
+  std::map<std::string, std::vector<size_t>> readers;  // node -> the nodes reading its output 0
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const std::string& in : nodes[i].ins) readers[in].push_back(i);
+  auto ints_of = [&](const std::string& t, std::vector<int64_t>* v) -> bool {
+    auto it = by_name.find(t);
+    if (it == by_name.end() || nodes[it->second].op != "Const") return false;
+    Result<Tensor> c = ConstOf(nodes[it->second]);
+    if (!c.ok() || (c->dtype != DType::kInt32 && c->dtype != DType::kInt64)) return false;
+    v->clear();
+    for (int64_t i = 0; i < c->numel(); ++i) v->push_back(ReadInt(*c, i));
+    return true;
+  };
+  for (const NodeView& s : nodes) {
+    if (s.op != "SpaceToBatchND" || s.ins.size() != 3) continue;
+    const auto& r1 = readers[s.name];
+    if (r1.size() != 1) continue;
+    const NodeView& conv = nodes[r1[0]];
+    if ((conv.op != "Conv2D" && conv.op != "DepthwiseConv2dNative") || conv.ins.empty() || conv.ins[0] != s.name) continue;
+    const auto& r2 = readers[conv.name];
+    if (r2.size() != 1 || nodes[r2[0]].op != "BatchToSpaceND" || nodes[r2[0]].ins.size() != 3) continue;
+    const NodeView& bts = nodes[r2[0]];
+    std::vector<int64_t> block, pads, block2, crops;
+    b_.SetWhere("node '" + s.name + "' (SpaceToBatchND)");
+    if (!ints_of(s.ins[1], &block) || !ints_of(s.ins[2], &pads) || !ints_of(bts.ins[1], &block2) || !ints_of(bts.ins[2], &crops))
+      return Error("a dilated convolution's block shape, paddings and crops must be constants");
+    if (block.size() != 2 || pads.size() != 4 || crops.size() != 4 || block != block2)
+      return Error("a dilated convolution needs a 2-D block shape, [2, 2] paddings and crops, the same block on both ends");
+    Dilation d{s.ins[0], block, {pads[0] - crops[0], pads[1] - crops[1], pads[2] - crops[2], pads[3] - crops[3]}};
+    for (int64_t p : d.pads)
+      if (p < 0) return Error("crops larger than the paddings are not supported");
+    dilations_[conv.name] = d;
+    s2b_of_[s.name] = conv.name;
+    s2b_of_[bts.name] = conv.name;
+  }
+  return Status::Ok();
+}
+
 const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table() {
   static const std::map<std::string, Translator> table = [] {
     std::map<std::string, Translator> t;
@@ -240,6 +278,7 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
       {&GraphConverter::TopKV2, {"TopKV2"}},
       {&GraphConverter::GatherNd, {"GatherNd"}},
       {&GraphConverter::DepthToSpace, {"DepthToSpace", "SpaceToDepth"}},
+      {&GraphConverter::SpaceToBatchND, {"SpaceToBatchND", "BatchToSpaceND"}},
     };
     for (const auto& [f, ops] : rows)
       for (const std::string& o : ops) t[o] = f;
@@ -341,6 +380,7 @@ Status GraphConverter::Run() {
     for (size_t i = 0; i < nodes.size(); ++i)
       if (pending[i]) return Status::Error(b_.file() + ": the graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op + ")");
   }
+  TARE_RETURN_IF_ERROR(FindDilations(nodes, by_name));
   // Inputs.
   for (size_t i : order) {
     const NodeView& n = nodes[i];

@@ -58,6 +58,18 @@ Status GraphConverter::Conv2D(const NodeView& n) {
   TARE_ASSIGN_OR_RETURN(Padding pad, Pad(n));
   TARE_ASSIGN_OR_RETURN(auto strides, Hw(n, "strides", 1));
   TARE_ASSIGN_OR_RETURN(auto dil, Hw(n, "dilations", 1));
+  auto d = dilations_.find(y);
+  if (d != dilations_.end()) {
+    // TensorFlow's dilated convolution: SpaceToBatchND -> this (VALID, stride 1) -> BatchToSpaceND
+    // is this convolution dilated by the block on the SpaceToBatchND's input, padded by its
+    // paddings less the crops.
+    if (pad.kind != "VALID" || strides != std::vector<int64_t>{1, 1} || dil != std::vector<int64_t>{1, 1})
+      return Error("a convolution between SpaceToBatchND and BatchToSpaceND must be VALID with strides and dilations 1");
+    Padding p;
+    p.kind = "EXPLICIT";
+    p.explicit_hw = d->second.pads;
+    return b_.Conv(y, d->second.input, w, nullptr, {1, 1}, d->second.block, p, op != "Conv2D", Activation());
+  }
   return b_.Conv(y, x, w, nullptr, strides, dil, pad, op != "Conv2D", Activation());
 }
 

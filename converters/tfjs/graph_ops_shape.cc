@@ -378,5 +378,16 @@ Status GraphConverter::DepthToSpace(const NodeView& n) {
   return Status::Ok();
 }
 
+/// TensorFlow SpaceToBatchND and BatchToSpaceND: only as the two ends of a dilated convolution
+/// (FindDilations, graph_model.cc), where they become aliases: the SpaceToBatchND of its input, the
+/// BatchToSpaceND of the convolution's output. Elsewhere they are not supported.
+Status GraphConverter::SpaceToBatchND(const NodeView& n) {
+  auto it = s2b_of_.find(n.name);
+  if (it == s2b_of_.end())
+    return Error("is not supported outside a dilated convolution (SpaceToBatchND -> Conv2D / DepthwiseConv2dNative -> BatchToSpaceND)");
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  return b_.Alias(n.name, n.op == "SpaceToBatchND" ? x : it->second);
+}
+
 }  // namespace tfjs
 }  // namespace tare

@@ -22,6 +22,8 @@
 //                      MaxPool / AvgPool SAME, BiasAdd, FusedBatchNormV3, ResizeBilinear
 //                      (half_pixel_centers, align_corners), ResizeNearestNeighbor, DepthToSpace,
 //                      MirrorPad, Pad, ConcatV2, Mean keep_dims, _FusedMatMul, Softmax.
+//   graph_dilated      SpaceToBatchND -> Conv2D / DepthwiseConv2dNative -> BatchToSpaceND (dilated
+//                      convolutions, with crops).
 //   graph_math         elementwise math, comparisons, Select, reductions, ArgMax, TopKV2, Cast.
 //   graph_shape        Reshape, Squeeze, ExpandDims, Transpose, Tile, Pack, Unpack, Split, SplitV,
 //                      Slice, StridedSlice (masks), GatherV2, GatherNd, Shape, Fill, ZerosLike, Range.
@@ -256,6 +258,27 @@ function graphConv() {
   return { ...g.model(['softmax', 'mean_keep']), inputs: [{ name: 'x', shape: [2, 9, 9, 3], dtype: 'float32' }], outputs: [sm, keep] };
 }
 
+// TensorFlow's dilated convolutions as the TF.js converter keeps them: SpaceToBatchND -> Conv2D /
+// DepthwiseConv2dNative (VALID) -> BatchToSpaceND, with paddings that make SAME, and crops.
+function graphDilated() {
+  const g = new GraphBuilder();
+  const x = g.placeholder('x', [1, 7, 7, 3]);
+  const i32 = (n, shape, v) => g.const(n, shape, v, 'int32');
+  const block = i32('block', [2], [2, 2]);
+  // 7x7, 3x3 kernel, rate 2, SAME: pad 2 each side, 1 more at the end to divide by 2, cropped after.
+  const s2b = g.node('s2b', 'SpaceToBatchND', [x, block, i32('paddings', [2, 2], [2, 3, 2, 3])]);
+  const w = g.const('w', [3, 3, 3, 4], uniform(108, -0.5, 0.5));
+  const c = g.node('atrous', 'Conv2D', [s2b, w], { strides: A.ints([1, 1, 1, 1]), padding: A.s('VALID'), data_format: A.s('NHWC'), dilations: A.ints([1, 1, 1, 1]) });
+  const b2s = g.node('b2s', 'BatchToSpaceND', [c, block, i32('crops', [2, 2], [0, 1, 0, 1])]);
+  const b = g.node('bias', 'BiasAdd', [b2s, g.const('b', [4], uniform(4))], { data_format: A.s('NHWC') });
+  const block3 = i32('block3', [2], [3, 3]);
+  const s2 = g.node('s2b_dw', 'SpaceToBatchND', [b, block3, i32('paddings3', [2, 2], [3, 5, 3, 5])]);
+  const dw = g.node('atrous_dw', 'DepthwiseConv2dNative', [s2, g.const('dw', [3, 3, 4, 1], uniform(36, -0.5, 0.5))],
+    { strides: A.ints([1, 1, 1, 1]), padding: A.s('VALID'), data_format: A.s('NHWC'), dilations: A.ints([1, 1, 1, 1]) });
+  const y = g.node('b2s_dw', 'BatchToSpaceND', [dw, block3, i32('crops3', [2, 2], [0, 2, 0, 2])]);
+  return { ...g.model([y]), inputs: [{ name: 'x', shape: [1, 7, 7, 3], dtype: 'float32' }], outputs: [y] };
+}
+
 function graphMath() {
   const g = new GraphBuilder();
   const a = g.placeholder('a', [2, 3, 4]);
@@ -379,6 +402,7 @@ async function main() {
     ['layers_sequential', await layersSequential(tf), [[3, 10, 10, 2]]],
     ['layers_text', await layersText(tf), [[4, 7]], () => Math.floor(rnd() * 20)],
     ['graph_conv', graphConv(), null],
+    ['graph_dilated', graphDilated(), null],
     ['graph_math', graphMath(), null],
     ['graph_shape', graphShape(), null],
   ];
