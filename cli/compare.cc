@@ -175,7 +175,7 @@ Status CheckArgs(const CompareArgs& args) {
   for (size_t i = 0; i < args.peers.size(); ++i) {
     const std::vector<std::string>& known = KnownPeers();
     if (std::find(known.begin(), known.end(), args.peers[i]) == known.end())
-      return Status::Error("--peer: unknown peer '" + args.peers[i] + "' (known: ort, tflite)");
+      return Status::Error("--peer: unknown peer '" + args.peers[i] + "' (known: ort, tflite, tfjs)");
     for (size_t j = 0; j < i; ++j)
       if (args.peers[j] == args.peers[i]) return Status::Error("--peer " + args.peers[i] + " is given twice");
     for (const std::string& e : args.expects)

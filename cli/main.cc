@@ -459,7 +459,7 @@ int main(int argc, char** argv) {
   compare->add_option("--bisect-threshold", cmp.bisect_threshold, "relative L2 of the outputs against ref64 that --bisect looks for (default 1e-5)");
   compare->add_option("--peer", cmp.peers,
                       "a framework to run on the same inputs with every intermediate value exposed, its layers aligned with tare's "
-                      "(ort: ONNX Runtime on .onnx, tflite: LiteRT.js on .tflite, both through node.js and bench/peers; repeatable)")
+                      "(ort: ONNX Runtime on .onnx, tflite: LiteRT.js on .tflite, tfjs: TF.js on a model.json, through node.js and bench/peers; repeatable)")
       ->delimiter(',');
 
   BenchArgs bench_args;

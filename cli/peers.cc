@@ -67,13 +67,17 @@ Status Spawn(const std::vector<std::string>& argv, const std::string& log) {
 Result<nlohmann::json> RunRunner(const std::string& peer, const std::string& model, const std::vector<std::string>& input_args,
                                  const std::vector<std::string>& input_files, bool all_tensors, const std::string& out,
                                  const std::string& log) {
-  const std::string script = peer == "ort" ? "ort_run.js" : "tflite_run.js";
+  const std::string script = peer == "ort" ? "ort_run.js" : peer == "tfjs" ? "tfjs_run.js" : "tflite_run.js";
   const std::string runner = (fs::path(EnvOr("TARE_PEERS_DIR", TARE_PEERS_DIR)) / script).string();
   if (!fs::exists(runner))
     return Status::Error(StatusCode::kIO, "--peer " + peer + ": the runner " + runner + " is missing (set TARE_PEERS_DIR to tare's bench/peers)");
   std::vector<std::string> argv = {EnvOr("TARE_NODE", "node"), runner, model};
   if (peer == "ort") {
     for (const std::string& a : input_args) argv.insert(argv.end(), {"--input", a});
+  } else if (peer == "tfjs") {
+    for (const std::string& a : input_args) argv.insert(argv.end(), {"--input", a});
+    argv.push_back("--manifest");
+    if (all_tensors) argv.push_back("--all-tensors");
   } else {
     argv.insert(argv.end(), input_files.begin(), input_files.end());
     argv.insert(argv.end(), {"--manifest", "--repeat", "1"});
@@ -91,7 +95,7 @@ Result<nlohmann::json> RunRunner(const std::string& peer, const std::string& mod
 }  // namespace
 
 const std::vector<std::string>& KnownPeers() {
-  static const std::vector<std::string> peers = {"ort", "tflite"};
+  static const std::vector<std::string> peers = {"ort", "tflite", "tfjs"};
   return peers;
 }
 
@@ -111,13 +115,14 @@ Status TempDir::Create() {
 
 Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<NamedTensor>& inputs,
                         const std::string& work) {
-  if (peer != "ort" && peer != "tflite")
-    return Status::Error(StatusCode::kInvalidArgument, "--peer: unknown peer '" + peer + "' (known: ort, tflite)");
+  if (peer != "ort" && peer != "tflite" && peer != "tfjs")
+    return Status::Error(StatusCode::kInvalidArgument, "--peer: unknown peer '" + peer + "' (known: ort, tflite, tfjs)");
   const std::string ext = fs::path(model).extension().string();
-  const std::string want = peer == "ort" ? ".onnx" : ".tflite";
+  const std::string want = peer == "ort" ? ".onnx" : peer == "tfjs" ? ".json" : ".tflite";
   if (ext != want)
-    return Status::Error(StatusCode::kInvalidArgument, "--peer " + peer + " runs " + (peer == "ort" ? "ONNX" : "TFLite") + " files (" + want +
-                                                           "); '" + model + "' is not one");
+    return Status::Error(StatusCode::kInvalidArgument, "--peer " + peer + " runs " +
+                                                           (peer == "ort" ? "ONNX" : peer == "tfjs" ? "TF.js model.json" : "TFLite") +
+                                                           " files (" + want + "); '" + model + "' is not one");
   PeerRun r;
   r.peer = peer;
   std::vector<std::string> input_args, input_files;
@@ -131,7 +136,7 @@ Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const
   const std::string log = (fs::path(work) / (peer + ".log")).string();
   r.outputs_dir = (fs::path(work) / "outputs").string();
   TARE_ASSIGN_OR_RETURN(nlohmann::json first, RunRunner(peer, model, input_args, input_files, false, r.outputs_dir, log));
-  const char* version_key = peer == "ort" ? "ort_version" : "litert_version";
+  const char* version_key = peer == "ort" ? "ort_version" : peer == "tfjs" ? "tfjs_version" : "litert_version";
   if (first.contains(version_key) && first[version_key].is_string()) r.version = first[version_key].get<std::string>();
   std::string layers_model = model;
   if (peer == "ort") {
@@ -141,7 +146,7 @@ Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const
   }
   const std::string layers_dir = (fs::path(work) / "layers").string();
   TARE_ASSIGN_OR_RETURN(nlohmann::json m, RunRunner(peer, layers_model, input_args, input_files, true, layers_dir, log));
-  if (peer == "tflite") r.exposed = static_cast<int>(m["outputs"].size() + m.value("skipped", nlohmann::json::array()).size()) -
+  if (peer != "ort") r.exposed = static_cast<int>(m["outputs"].size() + m.value("skipped", nlohmann::json::array()).size()) -
                                     static_cast<int>(first["outputs"].size() + first.value("skipped", nlohmann::json::array()).size());
   for (const nlohmann::json& o : m["outputs"]) {
     if (!o.contains("name") || !o.contains("file") || !o["name"].is_string() || !o["file"].is_string())

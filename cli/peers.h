@@ -7,6 +7,9 @@
 //   tflite  LiteRT.js (@litertjs/core, bench/peers/tflite_run.js, XNNPACK, 1 thread) on a TFLite
 //           file; the layers run on a copy with every tensor an operator writes a subgraph output
 //           (tflite_schema.js exposeTensors).
+//   tfjs    TF.js 4.22 (@tensorflow/tfjs, its cpu backend, bench/peers/tfjs_run.js) on a TF.js
+//           model.json; the layers are every node's output (graph models) or every layer's
+//           (layers models) fetched in the same run (--all-tensors).
 #pragma once
 #include <map>
 #include <string>
@@ -37,7 +40,7 @@ class TempDir {
 
 /// One peer's run of one model.
 struct PeerRun {
-  std::string peer;         ///< "ort" or "tflite" (the label: "ort:<model>" with several models)
+  std::string peer;         ///< "ort", "tflite" or "tfjs" (the label: "ort:<model>" with several models)
   std::string version;      ///< the framework's version, as its runner reports it
   std::string outputs_dir;  ///< <SafeName(output)>.npy per output of the model as given (a Framework's dir)
   std::map<std::string, tare::Tensor> values;  ///< every value of the exposed run, by tensor name
@@ -49,7 +52,7 @@ struct PeerRun {
 /// (which must exist and be empty; everything written stays under it). The runner is
 /// $TARE_PEERS_DIR/<runner>.js, else bench/peers/ of the source tree tare was built from, run by
 /// $TARE_NODE, else `node` on the PATH. Errors: an unknown peer; a model the peer cannot run (ort:
-/// not an .onnx file; tflite: not a .tflite file); node or the runner missing; the runner failing (its message, e.g. ONNX
+/// not an .onnx file; tflite: not a .tflite file; tfjs: not a .json file); node or the runner missing; the runner failing (its message, e.g. ONNX
 /// Runtime refusing the model); an output file it wrote that cannot be read.
 tare::Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<tare::NamedTensor>& inputs,
                               const std::string& work);

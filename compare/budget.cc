@@ -61,6 +61,10 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.no_budget = "Attention's budget depends on its score magnitudes (runtime/ops/specs.h), not evaluated per node";
     return p;
   }
+  if (node.op == "Softmax") {
+    p.scale = BudgetScale::kSoftmaxSpread;
+    return p;
+  }
   if (node.op == "Resize" || node.op == "GridSample" || node.op == "RoiAlign") {
     p.scale = BudgetScale::kMaxInput;
     return p;
@@ -160,6 +164,25 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
   double max_in = 0;
   if (plan.scale == BudgetScale::kMaxInput && !inputs.empty() && inputs[0].is_tensor() && inputs[0].data)
     for (int64_t i = 0; i < inputs[0].numel(); ++i) max_in = std::max(max_in, std::fabs(ReadDouble(inputs[0], i)));
+  // Softmax: |x - max x| per element, the max over the softmax axis (legacy_2d: over every dim from it).
+  std::vector<double> spread;
+  if (plan.scale == BudgetScale::kSoftmaxSpread && !inputs.empty() && inputs[0].is_tensor() && inputs[0].data && !inputs[0].shape.empty()) {
+    const Tensor& x = inputs[0];
+    const size_t r = x.shape.size(), a = Axis(Int(node, "axis", -1), r);
+    const bool legacy = Int(node, "legacy_2d", 0) != 0;
+    int64_t n = legacy ? 1 : x.shape[a], inner = 1;
+    if (legacy)
+      for (size_t d = a; d < r; ++d) n *= x.shape[d];
+    else
+      for (size_t d = a + 1; d < r; ++d) inner *= x.shape[d];
+    spread.assign(static_cast<size_t>(x.numel()), 0.0);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const int64_t base = (i / (n * inner)) * n * inner + i % inner;
+      double m = -INFINITY;
+      for (int64_t j = 0; j < n; ++j) m = std::max(m, ReadDouble(x, base + j * inner));
+      spread[static_cast<size_t>(i)] = std::isfinite(m) ? std::fabs(ReadDouble(x, i) - m) : 0.0;
+    }
+  }
   for (size_t o = 0; o < got.size(); ++o) {
     const Tensor &y = got[o], &y64 = want[o];
     if (!y.is_tensor() || !y64.is_tensor()) {
@@ -186,6 +209,8 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
         double s = std::fabs(w);
         if (plan.scale == BudgetScale::kAbsInputs && scale) s = std::max(s, std::fabs(ReadDouble(*scale, i)));
         if (plan.scale == BudgetScale::kMaxInput) s = std::max(s, max_in);
+        if (plan.scale == BudgetScale::kSoftmaxSpread && static_cast<size_t>(i) < spread.size() && std::isfinite(spread[static_cast<size_t>(i)]))
+          s *= 1 + spread[static_cast<size_t>(i)] / c.units;
         const double bound = c.units * kEps32 * s + FLT_MIN + narrow * std::fabs(w) + narrow_floor;
         r = std::isinf(g) || std::isinf(w) ? INFINITY : std::fabs(g - w) / bound;
       }

@@ -24,6 +24,10 @@ enum class BudgetScale {
   kAbsInputs,  ///< the op on the absolute values of its float inputs, on ref64: sum|w x| (+|b|) for
                ///< dots, sum|x| (or its mean) for sums; never below |y64|
   kMaxInput,   ///< max|x| over the first input (interpolation: Resize, GridSample, RoiAlign)
+  /// Softmax: |y64| (1 + |x - max x| / units), the row's max over the softmax axis. Its float32
+  /// result rounds x - max x, so exp's argument carries an absolute error of |x - max x| eps / 2:
+  /// a relative error that grows with the logits' spread, not with K.
+  kSoftmaxSpread,
 };
 
 /// How one node's budget is evaluated: the budget's scale and the inputs made absolute for

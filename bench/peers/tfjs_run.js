@@ -1,8 +1,17 @@
 #!/usr/bin/env node
 // tfjs_run.js — TF.js's own outputs for a TF.js model.json (layers or graph model), from local files.
 //
-//   node bench/peers/tfjs_run.js DIR/model.json --out OUT [IN0.npy ...] [--seed N] [--range LO,HI]
-//        [--shape NAME=d,d,..] [--outputs NODE[,NODE]] [--backend cpu|wasm]
+//   node bench/peers/tfjs_run.js DIR/model.json --out OUT [IN0.npy ...] [--input NAME=FILE ...] [--seed N]
+//        [--range LO,HI] [--shape NAME=d,d,..] [--outputs NODE[,NODE]] [--backend cpu|wasm]
+//        [--manifest] [--all-tensors]
+//
+// --input NAME=FILE binds a .npy to the input of that name (else files bind in TF.js's input order).
+// --all-tensors: every value becomes an output: in a graph model each node's first output (not
+// Const, Placeholder, NoOp), named by its node; in a layers model each layer's output, named by
+// its layer (tare compare --peer tfjs). --manifest: outputs written as OUT/<name>.npy (characters
+// outside [A-Za-z0-9._-] as '_', as tare's SafeName) in their own type, and OUT/manifest.json
+// {tfjs_version, outputs: [{name, file, dtype, shape}], skipped: [{name, dtype}]} instead of
+// result.json.
 //
 // TF.js 4.22 (@tensorflow/tfjs in bench/peers/node_modules, npm install --ignore-scripts) on its
 // pure-JavaScript `cpu` backend (float32 math) unless --backend says otherwise. The shards are
@@ -22,7 +31,8 @@ const { readNpy, writeNpy, requirePeer } = require('../study/npy.js');
 function fail(msg) { console.error(`tfjs_run.js: ${msg}`); process.exit(2); }
 
 function parseArgs(argv) {
-  const a = { out: null, seed: 1, range: [-1, 1], shapes: {}, outputs: null, backend: 'cpu', model: null, inputs: [] };
+  const a = { out: null, seed: 1, range: [-1, 1], shapes: {}, outputs: null, backend: 'cpu', model: null, inputs: [], named: {},
+              manifest: false, all: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const next = () => { if (i + 1 >= argv.length) fail(`${k} needs a value`); return argv[++i]; };
@@ -32,6 +42,9 @@ function parseArgs(argv) {
     else if (k === '--shape') { const [n, s] = next().split('='); a.shapes[n] = s.split(',').map(Number); }
     else if (k === '--outputs') a.outputs = next().split(',');
     else if (k === '--backend') a.backend = next();
+    else if (k === '--input') { const v = next(); const e = v.indexOf('='); if (e < 1) fail(`--input ${v}: expected NAME=FILE`); a.named[v.slice(0, e)] = v.slice(e + 1); }
+    else if (k === '--manifest') a.manifest = true;
+    else if (k === '--all-tensors') a.all = true;
     else if (k.startsWith('--')) fail(`unknown option ${k}`);
     else if (!a.model) a.model = k;
     else a.inputs.push(k);
@@ -93,11 +106,21 @@ async function main() {
       return { name: t.name, dtype: t.dtype, shape };
     });
     outNames = args.outputs || model.outputNodes;
+    if (args.all) {
+      outNames = j.modelTopology.node.filter((n) => !['Const', 'Placeholder', 'NoOp'].includes(n.op)).map((n) => n.name);
+    }
   } else {
     if (args.outputs) fail('--outputs is for graph models');
     // Named by their input layers (the names tare gives the model's inputs).
     ins = model.inputs.map((t, k) => ({ name: model.inputs[k].sourceLayer.name, dtype: t.dtype, shape: t.shape.map((d) => (d == null ? -1 : d)) }));
     outNames = model.outputs.map((o) => (o.sourceLayer ? o.sourceLayer.name : o.name));
+  }
+  let layersModel = model;
+  if (!graph && args.all) {
+    // Every layer called once (a shared layer's outputs are a list: left out), input layers excepted.
+    const ls = model.layers.filter((l) => l.getClassName() !== 'InputLayer' && !Array.isArray(l.output) && l.inboundNodes.length === 1);
+    layersModel = tf.model({ inputs: model.inputs, outputs: ls.map((l) => l.output) });
+    outNames = ls.map((l) => l.name);
   }
   fs.mkdirSync(args.out, { recursive: true });
   const rnd = mulberry32(args.seed);
@@ -105,11 +128,12 @@ async function main() {
   const inRecs = [];
   ins.forEach((d, k) => {
     let shape, data, file;
-    if (args.inputs[k]) {
-      const npy = readNpy(args.inputs[k]);
+    const given = args.named[d.name] || args.named[d.name.replace(/:0$/, '')] || args.inputs[k];
+    if (given) {
+      const npy = readNpy(given);
       shape = npy.shape;
       data = d.dtype === 'int32' ? Int32Array.from(npy.data, Number) : d.dtype === 'bool' ? Uint8Array.from(npy.data, Number) : Float32Array.from(npy.data, Number);
-      file = args.inputs[k];
+      file = given;
     } else {
       shape = args.shapes[d.name] || args.shapes[d.name.replace(/:0$/, '')] || d.shape.map((x) => (x < 0 ? 1 : x));
       const n = shape.reduce((x, y) => x * y, 1);
@@ -134,9 +158,28 @@ async function main() {
       ys = await model.executeAsync(feed, outNames);
     }
   } else {
-    ys = model.predict(feeds.length === 1 ? feeds[0] : feeds);
+    ys = layersModel.predict(feeds.length === 1 ? feeds[0] : feeds);
   }
   if (!Array.isArray(ys)) ys = [ys];
+  if (args.manifest) {
+    const safe = (n) => { const t = String(n || 'output').replace(/[^A-Za-z0-9._-]/g, '_'); return t === '.' || t === '..' ? '_' : t; };
+    const man = { tfjs_version: tf.version.tfjs, outputs: [], skipped: [] };
+    const used = new Set();
+    for (let k = 0; k < ys.length; k++) {
+      const y = ys[k];
+      const name = String(outNames[k]).replace(/:0$/, '');  // TensorFlow's "node:0" is tare's "node"
+      if (!['float32', 'int32', 'bool'].includes(y.dtype)) { man.skipped.push({ name, dtype: y.dtype }); continue; }
+      let file = `${safe(name)}.npy`;
+      for (let r = 2; used.has(file); r++) file = `${safe(name)}.${r}.npy`;
+      used.add(file);
+      const v = await y.data();
+      const data = y.dtype === 'float32' ? Float32Array.from(v) : y.dtype === 'int32' ? Int32Array.from(v) : Uint8Array.from(v);
+      writeNpy(path.join(args.out, file), data, y.shape, y.dtype === 'bool' ? '|b1' : null);
+      man.outputs.push({ name, file, dtype: y.dtype, shape: y.shape });
+    }
+    fs.writeFileSync(path.join(args.out, 'manifest.json'), JSON.stringify(man, null, 1) + '\n');
+    return;
+  }
   const outs = [];
   for (let k = 0; k < ys.length; k++) {
     const v = await ys[k].data();

@@ -441,3 +441,30 @@ TEST_CASE("layers: a TFLite peer's NHWC values read in tare's NCHW order, by nam
   for (int64_t i = 0; i < 8; ++i) CHECK(ReadDouble(got["cube"], i) == i + 1);
   CHECK(got["c"].dtype == DType::kFloat32);
 }
+
+TEST_CASE("budget: Softmax's scale grows with the logits' spread |x - max x|, computed by hand") {
+  // Softmax over x = {0, -40}: K = 2, units = K + 8 = 10. Element 1 is e^-40 / (1 + e^-40); its
+  // bound is units eps |y| (1 + 40 / units) = 50 eps |y| (float32 rounds exp's argument -40 to an
+  // absolute error of 40 eps / 2). An error of 45 eps |y| is within (0.9); 60 eps |y| is over (1.2),
+  // and with a scale of |y| alone (10 eps |y|) 45 would have been 4.5 times the bound.
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 2});
+  b.g.outputs = b.Op("Softmax", {x});
+  const Node& n = b.g.nodes[0];
+  CHECK(PlanBudget(n, 1).scale == BudgetScale::kSoftmaxSpread);
+  const std::vector<Tensor> in = {F32({1, 2}, {0, -40})};
+  const double e = std::exp(-40.0), y0 = 1 / (1 + e), y1 = e / (1 + e), eps = 1 / 16777216.0;
+  const Tensor want = Make(DType::kFloat64, {1, 2}, {y0, y1});
+  Result<BudgetCheck> c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 2}, {y0, y1 * (1 + 45 * eps)})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->units == 10);
+  CHECK(c->worst_index == 1);
+  CHECK(c->ratio == doctest::Approx(0.9).epsilon(1e-6));
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 2}, {y0, y1 * (1 - 60 * eps)})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->ratio == doctest::Approx(1.2).epsilon(1e-6));
+  // Element 0 is the max: its spread is 0 and its bound 10 eps |y0| (+ FLT_MIN).
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 2}, {y0 * (1 + 5 * eps), y1})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->ratio == doctest::Approx(0.5).epsilon(1e-6));
+}
