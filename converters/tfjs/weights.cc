@@ -37,7 +37,10 @@ Status DecodeGroup(const WeightGroup& g, const uint8_t* data, size_t size, const
                            std::to_string(size) + " bytes in all (a missing or short shard?)");
     TARE_ASSIGN_OR_RETURN(Tensor t, Tensor::Alloc(dt, w.shape));
     const uint8_t* p = data + off;
-    if (w.quant.empty()) {
+    if (w.quant.empty() && dt == DType::kBool) {
+      uint8_t* b = static_cast<uint8_t*>(t.data);  // TF.js's Uint8Array: any nonzero byte is true
+      for (int64_t i = 0; i < n; ++i) b[i] = p[i] != 0;
+    } else if (w.quant.empty()) {
       if (bytes) std::memcpy(t.data, p, bytes);
     } else if (w.quant == "float16") {
       float* f = static_cast<float*>(t.data);

@@ -28,8 +28,8 @@ struct WeightGroup {
   std::vector<WeightSpec> weights;
 };
 
-/// Decodes one group's weights from its shards' bytes concatenated in order. float32, int32 and
-/// bool (one byte each) are read as stored (little endian); quantized entries are dequantized as
+/// Decodes one group's weights from its shards' bytes concatenated in order. float32 and int32 are
+/// read as stored (little endian), bool one byte each (nonzero is true, as a Uint8Array in TF.js); quantized entries are dequantized as
 /// TF.js does: uint8 / uint16 codes q to float32(q * scale + min) computed in double (int32 weights:
 /// round half up of it), float16 to float32 exactly. Errors (one line naming `where`, the weight
 /// and the numbers): a negative dim or over 2^40 elements, an unknown dtype or quantization dtype,
