@@ -157,6 +157,9 @@ class GraphConverter {
   Status ResizeBilinear(const NodeView& n);
   Status TopKV2(const NodeView& n);
   Status GatherNd(const NodeView& n);
+  Status NonMaxSuppression(const NodeView& n);
+  Status Atan2(const NodeView& n);
+  Status SparseToDense(const NodeView& n);
   Status DepthToSpace(const NodeView& n);
   Status SpaceToBatchND(const NodeView& n);
   Status Fused(const NodeView& n, bool conv, bool depthwise);

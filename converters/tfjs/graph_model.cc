@@ -277,6 +277,9 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
       {&GraphConverter::ResizeBilinear, {"ResizeBilinear", "ResizeNearestNeighbor"}},
       {&GraphConverter::TopKV2, {"TopKV2"}},
       {&GraphConverter::GatherNd, {"GatherNd"}},
+      {&GraphConverter::NonMaxSuppression, {"NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5"}},
+      {&GraphConverter::Atan2, {"Atan2"}},
+      {&GraphConverter::SparseToDense, {"SparseToDense"}},
       {&GraphConverter::DepthToSpace, {"DepthToSpace", "SpaceToDepth"}},
       {&GraphConverter::SpaceToBatchND, {"SpaceToBatchND", "BatchToSpaceND"}},
     };

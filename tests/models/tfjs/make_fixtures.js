@@ -24,6 +24,8 @@
 //                      MirrorPad, Pad, ConcatV2, Mean keep_dims, _FusedMatMul, Softmax.
 //   graph_dilated      SpaceToBatchND -> Conv2D / DepthwiseConv2dNative -> BatchToSpaceND (dilated
 //                      convolutions, with crops).
+//   graph_detect       NonMaxSuppressionV3, V4 (pad_to_max_output_size, valid_outputs), V5 (scores),
+//                      Atan2 (every quadrant, the origin), SparseToDense.
 //   graph_math         elementwise math, comparisons, Select, reductions, ArgMax, TopKV2, Cast.
 //   graph_shape        Reshape, Squeeze, ExpandDims, Transpose, Tile, Pack, Unpack, Split, SplitV,
 //                      Slice, StridedSlice (masks), GatherV2, GatherNd, Shape, Fill, ZerosLike, Range.
@@ -279,6 +281,34 @@ function graphDilated() {
   return { ...g.model([y]), inputs: [{ name: 'x', shape: [1, 7, 7, 3], dtype: 'float32' }], outputs: [y] };
 }
 
+// Detection post-processing: NonMaxSuppressionV3, V5 (scores, padding), Atan2, SparseToDense.
+function graphDetect() {
+  const g = new GraphBuilder();
+  const boxes = g.placeholder('boxes', [8, 4]);
+  const scores = g.placeholder('scores', [8]);
+  const i32 = (n, v) => g.const(n, [], [v], 'int32');
+  const f32 = (n, v) => g.const(n, [], [v]);
+  const ops = [];
+  const v3 = g.node('nms_v3', 'NonMaxSuppressionV3', [boxes, scores, i32('max3', 5), f32('iou3', 0.3), f32('score3', 0.2)]);
+  ops.push(g.node('nms_v3_f', 'Cast', [v3], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
+  // (TF.js 4.22 does not pad V5's outputs to max_output_size, docs/FINDINGS.md F8: V5 runs unpadded
+  // here and V4 carries pad_to_max_output_size.)
+  g.node('nms_v5', 'NonMaxSuppressionV5', [boxes, scores, i32('max5', 8), f32('iou5', 0.5), f32('score5', 0.0), f32('sigma5', 0)],
+    { pad_to_max_output_size: A.b(false) });
+  ops.push(g.node('nms_v5_f', 'Cast', ['nms_v5'], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
+  ops.push(g.node('nms_v5_scores', 'Identity', ['nms_v5:1']));
+  g.node('nms_v4', 'NonMaxSuppressionV4', [boxes, scores, i32('max4', 8), f32('iou4', 0.4), f32('score4', 0.3)], { pad_to_max_output_size: A.b(true) });
+  ops.push(g.node('nms_v4_f', 'Cast', ['nms_v4'], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
+  ops.push(g.node('nms_v4_valid', 'Cast', ['nms_v4:1'], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
+  const [yy, xx] = ['ycol', 'xcol'].map((nm, k) => g.node(nm, 'Squeeze', [g.node(`${nm}_slice`, 'Slice', [boxes, g.const(`${nm}_b`, [2], [0, k], 'int32'), g.const(`${nm}_s`, [2], [-1, 1], 'int32')])], { squeeze_dims: A.ints([1]) }));
+  const centered = g.node('centered', 'Sub', [xx, f32('half', 0.5)]);
+  ops.push(g.node('atan2', 'Atan2', [yy, centered]));
+  ops.push(g.node('atan2_zero', 'Atan2', [g.const('zeros4', [4], [0, 1, -1, 0]), g.const('xs4', [4], [0, 0, -2, -3])]));
+  ops.push(g.node('sparse', 'SparseToDense', [g.const('sp_idx', [3, 2], [0, 1, 2, 3, 1, 0], 'int32'), g.const('sp_shape', [2], [3, 4], 'int32'),
+    g.const('sp_vals', [3], [5, -6, 7]), f32('sp_default', 0.5)], { validate_indices: A.b(true) }));
+  return { ...g.model(ops), inputs: [{ name: 'boxes', shape: [8, 4], dtype: 'float32', gen: 'boxes' }, { name: 'scores', shape: [8], dtype: 'float32', gen: 'scores' }], outputs: ops };
+}
+
 function graphMath() {
   const g = new GraphBuilder();
   const a = g.placeholder('a', [2, 3, 4]);
@@ -365,12 +395,28 @@ async function runGraph(tf, m, dir) {
   const feeds = {};
   const recs = [];
   m.inputs.forEach((d, k) => {
-    const data = d.values ? Int32Array.from(d.values) : d.dtype === 'int32' ? Int32Array.from({ length: count(d.shape) }, () => Math.floor(rnd() * 6)) : uniform(count(d.shape), -2, 2);
+    let data;
+    if (d.gen === 'boxes') {  // [y1, x1, y2, x2] corners, heights and widths in [0.2, 0.6)
+      data = new Float32Array(count(d.shape));
+      for (let b = 0; b < d.shape[0]; b++) {
+        const y1 = rnd(), x1 = rnd();
+        data.set([y1, x1, y1 + 0.2 + 0.4 * rnd(), x1 + 0.2 + 0.4 * rnd()], 4 * b);
+      }
+    } else if (d.gen === 'scores') {
+      data = uniform(count(d.shape), 0, 1);
+    } else {
+      data = d.values ? Int32Array.from(d.values) : d.dtype === 'int32' ? Int32Array.from({ length: count(d.shape) }, () => Math.floor(rnd() * 6)) : uniform(count(d.shape), -2, 2);
+    }
     feeds[d.name] = tf.tensor(data, d.shape, d.dtype);
     writeNpy(path.join(dir, `input_${k}.npy`), data, d.shape);
     recs.push({ name: d.name, dtype: d.dtype, shape: d.shape, file: `input_${k}.npy` });
   });
-  const ys = model.execute(feeds, m.outputs);
+  let ys;
+  try {
+    ys = model.execute(feeds, m.outputs);
+  } catch (e) {  // NonMaxSuppression and the like are asynchronous in TF.js
+    ys = await model.executeAsync(feeds, m.outputs);
+  }
   return { recs, ys: Array.isArray(ys) ? ys : [ys], names: m.outputs };
 }
 
@@ -403,6 +449,7 @@ async function main() {
     ['layers_text', await layersText(tf), [[4, 7]], () => Math.floor(rnd() * 20)],
     ['graph_conv', graphConv(), null],
     ['graph_dilated', graphDilated(), null],
+    ['graph_detect', graphDetect(), null],
     ['graph_math', graphMath(), null],
     ['graph_shape', graphShape(), null],
   ];
