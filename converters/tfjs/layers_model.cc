@@ -557,7 +557,8 @@ Status LayersConverter::Run() {
   if (!mc->is_object() || !mc->contains("class_name") || !(*mc)["class_name"].is_string())
     return Status::Error(b_.file() + ": modelTopology has no model_config with a class_name");
   const std::string kind = (*mc)["class_name"].get<std::string>();
-  const json& cfg = (*mc)["config"];
+  static const json kNull;
+  const json& cfg = mc->contains("config") ? (*mc)["config"] : kNull;  // const operator[] needs the key
   const json* layers = cfg.is_array() ? &cfg : (cfg.is_object() && cfg.contains("layers") ? &cfg["layers"] : nullptr);
   if (!layers || !layers->is_array()) return Status::Error(b_.file() + ": model_config has no layer list");
   if (kind != "Sequential" && kind != "Model" && kind != "Functional")
