@@ -26,7 +26,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { readNpy, writeNpy, requirePeer } = require('../study/npy.js');
+const { readNpy, writeNpy, requirePeer, mulberry32 } = require('../study/npy.js');
 
 function fail(msg) { console.error(`tfjs_run.js: ${msg}`); process.exit(2); }
 
@@ -70,16 +70,6 @@ function artifacts(file) {
   return { j, art };
 }
 
-function mulberry32(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));

@@ -99,4 +99,16 @@ function requirePeer(name) {
   return require(require.resolve(name, { paths: [path.join(__dirname, '..', 'peers')] }));
 }
 
-module.exports = { writeNpy, readNpy, readIdx, loadTestSet, argmaxAccuracy, requirePeer };
+// mulberry32: a seeded uniform generator in [0, 1) (the runners' seeded inputs, the TF.js fixtures).
+function mulberry32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+module.exports = { writeNpy, readNpy, readIdx, loadTestSet, argmaxAccuracy, requirePeer, mulberry32 };

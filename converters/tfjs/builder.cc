@@ -8,25 +8,6 @@
 namespace tare {
 namespace tfjs {
 
-Tensor Permute(const Tensor& t, const std::vector<int64_t>& perm) {
-  Shape s(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) s[i] = t.shape[static_cast<size_t>(perm[i])];
-  Tensor y = Tensor::Alloc(t.dtype, s).value();
-  const size_t r = perm.size(), es = DTypeSize(t.dtype);
-  std::vector<int64_t> in_stride(r, 1);
-  for (size_t d = r; d-- > 1;) in_stride[d - 1] = in_stride[d] * t.shape[d];
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t o = 0; o < y.numel(); ++o) {
-    int64_t src = 0;
-    for (size_t d = 0; d < r; ++d) src += idx[d] * in_stride[static_cast<size_t>(perm[d])];
-    std::memcpy(static_cast<uint8_t*>(y.data) + o * es, static_cast<const uint8_t*>(t.data) + src * es, es);
-    for (size_t d = r; d-- > 0;) {
-      if (++idx[d] < s[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return y;
-}
 
 // ---- tensors ----------------------------------------------------------------------------------
 
@@ -94,7 +75,7 @@ Result<int> Builder::Nchw(const std::string& t) {
   if (s.nchw >= 0) return s.nchw;
   if (s.rank != 4) return Error("'" + t + "' must have rank 4 (NHWC), has " + (s.rank < 0 ? std::string("an unknown rank") : "rank " + std::to_string(s.rank)));
   if (s.is_const) {
-    s.nchw = Const(NameFor(t, true), Permute(s.data, kToNchw));
+    s.nchw = Const(NameFor(t, true), PermuteTensor(s.data, kToNchw));
     return s.nchw;
   }
   if (s.plain < 0) return Error("reads '" + t + "', which has no value");
@@ -127,45 +108,6 @@ Result<std::vector<int64_t>> Builder::ConstInts(const std::string& t, const char
 }
 
 // ---- IR building ------------------------------------------------------------------------------
-
-int Builder::NewValue(const std::string& name, DType dt, const Shape* shape) {
-  std::string nm = name;
-  for (int k = 1; names_.count(nm); ++k) nm = name + "/" + std::to_string(k);
-  names_.insert(nm);
-  Value v;
-  v.name = nm;
-  v.dtype = dt;
-  if (shape) {
-    v.shape = *shape;
-    v.has_shape = true;
-  }
-  return g_->AddValue(std::move(v));
-}
-
-int Builder::Const(const std::string& name, const Tensor& t) {
-  const int id = NewValue(name, t.dtype, &t.shape);
-  g_->values[id].is_constant = true;
-  g_->values[id].constant = t;
-  return id;
-}
-
-void Builder::AddNode(const std::string& op, const std::string& name, std::vector<int> inputs, std::vector<int> outputs,
-                      std::map<std::string, Attr> attrs) {
-  Node n;
-  n.op = op;
-  n.name = name;
-  n.inputs = std::move(inputs);
-  n.outputs = std::move(outputs);
-  n.attrs = std::move(attrs);
-  g_->nodes.push_back(std::move(n));
-}
-
-int Builder::Node1(const std::string& op, const std::string& name, std::vector<int> inputs, const std::string& out_name,
-                   DType dt, std::map<std::string, Attr> attrs) {
-  const int y = NewValue(out_name, dt);
-  AddNode(op, name, std::move(inputs), {y}, std::move(attrs));
-  return y;
-}
 
 // ---- ops --------------------------------------------------------------------------------------
 
@@ -237,11 +179,11 @@ Status Builder::Conv(const std::string& y, const std::string& x, const Tensor& w
     // [KH, KW, C, M] -> [C*M, 1, KH, KW]: output channel c*M + m reads input channel c.
     Tensor r = wf;
     r.shape = {kh, kw, ci * co};
-    wo = Permute(r, {2, 0, 1});
+    wo = PermuteTensor(r, {2, 0, 1});
     wo.shape = {ci * co, 1, kh, kw};
     group = ci;
   } else {
-    wo = Permute(wf, {3, 2, 0, 1});  // HWIO -> OIHW
+    wo = PermuteTensor(wf, {3, 2, 0, 1});  // HWIO -> OIHW
   }
   const int64_t out_c = depthwise ? ci * co : co;
   if (bias && bias->numel() != out_c) return Error("the bias has " + std::to_string(bias->numel()) + " values for " + std::to_string(out_c) + " output channels");
@@ -302,7 +244,7 @@ Status Builder::MatMul(const std::string& y, const std::string& a, const std::st
     if (IsConst(t) && trans) {
       const Tensor& d = S(t).data;
       if (d.shape.size() != 2) return Error("a transposed matrix operand must have rank 2");
-      return Const(t + "/transposed", Permute(d, {1, 0}));
+      return Const(t + "/transposed", PermuteTensor(d, {1, 0}));
     }
     TARE_ASSIGN_OR_RETURN(int v, Plain(t));
     if (!trans) return v;
@@ -343,7 +285,7 @@ Result<int> Builder::NchwOperand(const std::string& t) {
   Shape s4(4 - c.shape.size(), 1);
   s4.insert(s4.end(), c.shape.begin(), c.shape.end());
   c.shape = s4;
-  return Const(t + "/nchw", Permute(c, kToNchw));
+  return Const(t + "/nchw", PermuteTensor(c, kToNchw));
 }
 
 Status Builder::Elementwise(const std::string& y, const std::string& ir_op, const std::vector<std::string>& ins,
@@ -379,14 +321,7 @@ Status Builder::Reduce(const std::string& y, const std::string& x, const std::st
     red.insert(a < 0 ? a + r : a);
   }
   bool nchw = HasNchw(x) && r == 4;
-  if (nchw && !keep) {
-    std::vector<int64_t> a_order, b_order;
-    for (int64_t d : {0, 1, 2, 3})
-      if (!red.count(d)) a_order.push_back(d);
-    for (int64_t d : kToNchw)
-      if (!red.count(d)) b_order.push_back(d);
-    nchw = a_order == b_order;
-  }
+  if (nchw && !keep) nchw = KeptDimsInNchwOrder(red);
   std::vector<int64_t> ir_axes;
   for (int64_t a : red) ir_axes.push_back(nchw ? NhwcAxisToNchw(a) : a);
   std::sort(ir_axes.begin(), ir_axes.end());
@@ -472,19 +407,8 @@ Status Builder::Reshape(const std::string& y, const std::string& x, const std::v
 Status Builder::Resize(const std::string& y, const std::string& x, int64_t h, int64_t w, bool bilinear, bool align, bool half) {
   if (h < 1 || w < 1) return Error("the new size must be positive, got [" + std::to_string(h) + ", " + std::to_string(w) + "]");
   if (align && half) return Error("align_corners and half_pixel_centers cannot both be set");
-  std::map<std::string, Attr> attrs = {{"axes", IntsAttr({2, 3})}};
-  if (bilinear) {
-    // TensorFlow ResizeBilinear: in = out * scale (legacy), align_corners, or
-    // (out + 0.5) * scale - 0.5 clamped at 0 (half_pixel_centers) = ONNX half_pixel.
-    attrs["mode"] = StrAttr("linear");
-    attrs["coordinate_transformation_mode"] = StrAttr(align ? "align_corners" : half ? "half_pixel" : "asymmetric");
-  } else {
-    // ResizeNearestNeighbor: floor(out * scale), round half away from zero (align_corners),
-    // floor((out + 0.5) * scale) (half_pixel_centers).
-    attrs["mode"] = StrAttr("nearest");
-    attrs["coordinate_transformation_mode"] = StrAttr(align ? "align_corners" : half ? "tf_half_pixel_for_nn" : "asymmetric");
-    attrs["nearest_mode"] = StrAttr(align ? "round_prefer_ceil" : "floor");
-  }
+  std::map<std::string, Attr> attrs = TfResizeAttrs(bilinear, align, half);  // converters/nhwc.h
+  attrs["axes"] = IntsAttr({2, 3});
   TARE_ASSIGN_OR_RETURN(int xv, Nchw(x));
   const int v = Node1("Resize", y, {xv, -1, -1, ConstI64(y + "/sizes", {h, w})}, NameFor(y, true), S(x).dtype, attrs);
   Set(y, v, true, 4, S(x).dtype);

@@ -20,19 +20,13 @@
 #include <vector>
 
 #include "converters/converter_util.h"
+#include "converters/nhwc.h"
 #include "runtime/ir/graph.h"
 
 namespace tare {
 namespace tfjs {
 
-/// NHWC -> NCHW permutation.
-inline const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
-/// NCHW -> NHWC permutation.
-inline const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
-/// Axis a (0..3) of an NHWC tensor in its NCHW form.
-inline int64_t NhwcAxisToNchw(int64_t a) { return a == 0 ? 0 : a == 3 ? 1 : a + 1; }
-/// t with its dims permuted: result dim i is t's dim perm[i].
-Tensor Permute(const Tensor& t, const std::vector<int64_t>& perm);
+// kToNchw, kToNhwc, NhwcAxisToNchw, PermuteTensor, GraphWriter: converters/nhwc.h.
 
 /// A fused or standalone activation, by TensorFlow's name: "" (none, Keras "linear"), "Relu",
 /// "Relu6", "Elu", "Selu", "Sigmoid", "Tanh", "LeakyRelu" (alpha), "Prelu" (per-channel alpha
@@ -55,7 +49,7 @@ struct Padding {
 class Builder {
  public:
   /// `file`: the model.json path for messages.
-  Builder(Graph* g, std::string file) : g_(g), file_(std::move(file)) {}
+  Builder(Graph* g, std::string file) : g_(g), w_(g), file_(std::move(file)) {}
 
   // ---- tensors --------------------------------------------------------------------------------
   struct TState {
@@ -90,13 +84,17 @@ class Builder {
   std::string NameFor(const std::string& t, bool nchw) const;
 
   // ---- IR building ----------------------------------------------------------------------------
-  int NewValue(const std::string& name, DType dt, const Shape* shape = nullptr);
-  int Const(const std::string& name, const Tensor& t);
+  int NewValue(const std::string& name, DType dt, const Shape* shape = nullptr) { return w_.NewValue(name, dt, shape); }
+  int Const(const std::string& name, const Tensor& t) { return w_.Const(name, t); }
   int ConstI64(const std::string& name, const std::vector<int64_t>& v) { return Const(name, Int64Vector(v)); }
   void AddNode(const std::string& op, const std::string& name, std::vector<int> inputs, std::vector<int> outputs,
-               std::map<std::string, Attr> attrs = {});
+               std::map<std::string, Attr> attrs = {}) {
+    w_.AddNode(op, name, std::move(inputs), std::move(outputs), std::move(attrs));
+  }
   int Node1(const std::string& op, const std::string& name, std::vector<int> inputs, const std::string& out_name, DType dt,
-            std::map<std::string, Attr> attrs = {});
+            std::map<std::string, Attr> attrs = {}) {
+    return w_.Node1(op, name, std::move(inputs), out_name, dt, std::move(attrs));
+  }
 
   // ---- ops, in TensorFlow's (NHWC) semantics; each writes tensor y ------------------------------
   /// Conv2D (w [KH, KW, I, O], HWIO) or DepthwiseConv2dNative (w [KH, KW, C, M], depthwise): ONNX
@@ -149,10 +147,10 @@ class Builder {
   Result<int> NchwOperand(const std::string& t);
 
   Graph* g_;
+  GraphWriter w_;
   std::string file_, where_;
   std::map<std::string, TState> ts_;
   std::set<std::string> outputs_, inputs_;
-  std::set<std::string> names_;
 };
 
 }  // namespace tfjs

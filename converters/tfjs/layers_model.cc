@@ -71,6 +71,16 @@ class LayersConverter {
   /// The weight `<layer>/<name>` (or one whose name ends in it, for nested models). Errors: missing.
   Result<Tensor> Weight(const std::string& layer, const std::string& name, bool required = true);
   Result<Activation> Act(const json& c);
+  /// The single input of a one-input layer. Errors: another count.
+  Result<std::string> One(const std::vector<std::string>& ins) const {
+    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
+    return ins[0];
+  }
+  /// Applies the layer's activation `a` (softmax over the last axis included) to `core`, writing y.
+  Status Finish(const std::string& y, const std::string& core, const Activation& a) {
+    if (a.kind == "softmax") return b_.Softmax(y, core, false);
+    return b_.Activate(y, core, a);
+  }
   static std::string TensorName(const std::string& layer, int64_t node, int64_t index) {
     return layer + (node ? "/call_" + std::to_string(node) : "") + (index ? ":" + std::to_string(index) : "");
   }
@@ -159,11 +169,7 @@ Status LayersConverter::Convert(const Layer& l, const std::vector<std::string>& 
 
 /// Keras Dropout, SpatialDropout2D, GaussianNoise, GaussianDropout, AlphaDropout.
 Status LayersConverter::DropoutLayer(const Layer&, const std::vector<std::string>& ins, const std::string& y) {
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   return b_.Alias(y, x);  // inference: the identity
 }
 
@@ -171,15 +177,7 @@ Status LayersConverter::DropoutLayer(const Layer&, const std::vector<std::string
 Status LayersConverter::Conv2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
   const std::string& cls = l.cls;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  auto finish = [&](const std::string& core, const Activation& a) -> Status {
-    if (a.kind == "softmax") return b_.Softmax(y, core, false);
-    return b_.Activate(y, core, a);
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(auto strides, Pair(c, "strides", 1));
   TARE_ASSIGN_OR_RETURN(auto dil, Pair(c, "dilation_rate", 1));
   Padding pad;
@@ -203,21 +201,13 @@ Status LayersConverter::Conv2DLayer(const Layer& l, const std::vector<std::strin
     TARE_ASSIGN_OR_RETURN(Tensor w, Weight(l.name, cls == "Conv2D" ? "kernel" : "depthwise_kernel"));
     TARE_RETURN_IF_ERROR(b_.Conv(core, x, w, use_bias ? &bias : nullptr, strides, dil, pad, cls != "Conv2D", Activation()));
   }
-  return act.kind.empty() ? Status::Ok() : finish(core, act);
+  return act.kind.empty() ? Status::Ok() : Finish(y, core, act);
 }
 
 /// Keras Dense.
 Status LayersConverter::DenseLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  auto finish = [&](const std::string& core, const Activation& a) -> Status {
-    if (a.kind == "softmax") return b_.Softmax(y, core, false);
-    return b_.Activate(y, core, a);
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(Activation act, Act(c));
   TARE_ASSIGN_OR_RETURN(Tensor k, Weight(l.name, "kernel"));
   b_.SetConst(y + "/kernel", k);
@@ -228,17 +218,13 @@ Status LayersConverter::DenseLayer(const Layer& l, const std::vector<std::string
   }
   const std::string core = act.kind.empty() ? y : y + "/pre_activation";
   TARE_RETURN_IF_ERROR(b_.MatMul(core, x, y + "/kernel", false, false, use_bias ? &bias : nullptr, Activation()));
-  return act.kind.empty() ? Status::Ok() : finish(core, act);
+  return act.kind.empty() ? Status::Ok() : Finish(y, core, act);
 }
 
 /// Keras BatchNormalization.
 Status LayersConverter::BatchNormalizationLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   int64_t axis = -1;
   if (c.contains("axis")) {
     const json& a = c["axis"];
@@ -269,28 +255,16 @@ Status LayersConverter::BatchNormalizationLayer(const Layer& l, const std::vecto
 /// Keras Activation.
 Status LayersConverter::ActivationLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  auto finish = [&](const std::string& core, const Activation& a) -> Status {
-    if (a.kind == "softmax") return b_.Softmax(y, core, false);
-    return b_.Activate(y, core, a);
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(Activation act, Act(c));
   if (act.kind.empty()) return b_.Alias(y, x);
-  return finish(x, act);
+  return Finish(y, x, act);
 }
 
 /// Keras Softmax.
 Status LayersConverter::SoftmaxLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   if (Get(c, "axis", -1) != -1) return Error("Softmax over an axis other than the last is not supported");
   return b_.Softmax(y, x, false);
 }
@@ -298,11 +272,7 @@ Status LayersConverter::SoftmaxLayer(const Layer& l, const std::vector<std::stri
 /// Keras ReLU.
 Status LayersConverter::ReLULayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   if (Get(c, "negative_slope", 0.0) != 0.0 || Get(c, "threshold", 0.0) != 0.0)
     return Error("ReLU with a negative_slope or threshold is not supported");
   if (!c.contains("max_value") || c["max_value"].is_null()) {
@@ -322,11 +292,7 @@ Status LayersConverter::ReLULayer(const Layer& l, const std::vector<std::string>
 /// Keras LeakyReLU.
 Status LayersConverter::LeakyReLULayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   Activation a;
   a.kind = "LeakyRelu";
   a.alpha = Get(c, "alpha", 0.3f);
@@ -337,11 +303,7 @@ Status LayersConverter::LeakyReLULayer(const Layer& l, const std::vector<std::st
 Status LayersConverter::MaxPooling2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
   const std::string& cls = l.cls;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(auto k, Pair(c, "pool_size", 2));
   TARE_ASSIGN_OR_RETURN(auto s, Pair(c, "strides", 0));
   if (s[0] == 0) s = k;  // Keras: strides default to the pool size
@@ -354,21 +316,13 @@ Status LayersConverter::MaxPooling2DLayer(const Layer& l, const std::vector<std:
 Status LayersConverter::GlobalAveragePooling2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
   const std::string& cls = l.cls;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   return b_.Reduce(y, x, cls == "GlobalAveragePooling2D" ? "ReduceMean" : "ReduceMax", {1, 2}, Get(c, "keepdims", false));
 }
 
 /// Keras Flatten.
 Status LayersConverter::FlattenLayer(const Layer&, const std::vector<std::string>& ins, const std::string& y) {
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(x));  // TensorFlow's order: NHWC
   const int v = b_.Node1("Flatten", y, {xv}, b_.NameFor(y, false), b_.S(x).dtype, {{"axis", IntAttr(1)}});
   b_.Set(y, v, false, 2, b_.S(x).dtype);
@@ -378,11 +332,7 @@ Status LayersConverter::FlattenLayer(const Layer&, const std::vector<std::string
 /// Keras Reshape.
 Status LayersConverter::ReshapeLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   if (!c.contains("target_shape") || !c["target_shape"].is_array()) return Error("Reshape without target_shape");
   std::vector<int64_t> shape = {0};  // the batch dim is kept (ONNX Reshape's 0 copies it)
   for (const json& d : c["target_shape"]) {
@@ -414,11 +364,7 @@ Status LayersConverter::ConcatenateLayer(const Layer& l, const std::vector<std::
 /// Keras ZeroPadding2D.
 Status LayersConverter::ZeroPadding2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   std::vector<int64_t> hw = {1, 1, 1, 1};  // top, bottom, left, right
   if (c.contains("padding")) {
     const json& p = c["padding"];
@@ -435,11 +381,7 @@ Status LayersConverter::ZeroPadding2DLayer(const Layer& l, const std::vector<std
 /// Keras UpSampling2D.
 Status LayersConverter::UpSampling2DLayer(const Layer& l, const std::vector<std::string>& ins, const std::string& y) {
   const json& c = *l.config;
-  auto one = [&]() -> Result<std::string> {
-    if (ins.size() != 1) return Error("expects one input, has " + std::to_string(ins.size()));
-    return ins[0];
-  };
-  TARE_ASSIGN_OR_RETURN(std::string x, one());
+  TARE_ASSIGN_OR_RETURN(std::string x, One(ins));
   TARE_ASSIGN_OR_RETURN(auto size, Pair(c, "size", 2));
   if (size[0] < 1 || size[1] < 1) return Error("size must be positive");
   const std::string interp = Get(c, "interpolation", std::string("nearest"));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "converters/converter_util.h"
+#include "converters/nhwc.h"
 #include "converters/tflite/builtin_ops.h"
 #include "runtime/ir/graph.h"
 #include "tflite_schema_generated.h"
@@ -29,15 +30,7 @@ namespace tflite {
 
 namespace tfl = tare::tfl;
 
-/// NHWC -> NCHW permutation (a Transpose's perm).
-inline const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
-/// NCHW -> NHWC permutation.
-inline const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
-/// Axis a (0..3) of an NHWC tensor in its NCHW form.
-inline int64_t NhwcAxisToNchw(int64_t a) { return a == 0 ? 0 : a == 3 ? 1 : a + 1; }
-/// t with its dims permuted: result dim i is t's dim perm[i] (any rank and dtype; perm must be a
-/// permutation of t's dims).
-Tensor PermuteTensor(const Tensor& t, const std::vector<int64_t>& perm);
+// kToNchw, kToNhwc, NhwcAxisToNchw, PermuteTensor: converters/nhwc.h.
 /// Whether TFLite's float kernels apply the fused activation (they clamp to its range; TANH and
 /// SIGN_BIT have none, so they are not applied).
 bool Applied(tfl::ActivationFunctionType act);
@@ -116,15 +109,19 @@ class Converter {
   Result<Tensor> Densify(const tfl::Tensor& t, size_t index, const Tensor& values, DType dt, const Shape& shape);
 
   // ---- building the IR (tflite_converter.cc) -------------------------------------------------
-  int NewValue(const std::string& name, DType dt, const Shape* shape = nullptr);
-  int Const(const std::string& name, const Tensor& t);
+  int NewValue(const std::string& name, DType dt, const Shape* shape = nullptr) { return w_.NewValue(name, dt, shape); }
+  int Const(const std::string& name, const Tensor& t) { return w_.Const(name, t); }
   int ConstI64(const std::string& name, const std::vector<int64_t>& v) { return Const(name, Int64Vector(v)); }
   /// Adds a node; its outputs are the given values (made with NewValue).
   void AddNode(const std::string& op, const std::string& name, std::vector<int> inputs, std::vector<int> outputs,
-               std::map<std::string, Attr> attrs = {});
+               std::map<std::string, Attr> attrs = {}) {
+    w_.AddNode(op, name, std::move(inputs), std::move(outputs), std::move(attrs));
+  }
   /// One-output node with a new output value named `out_name` of dtype dt.
   int Node1(const std::string& op, const std::string& name, std::vector<int> inputs, const std::string& out_name, DType dt,
-            std::map<std::string, Attr> attrs = {});
+            std::map<std::string, Attr> attrs = {}) {
+    return w_.Node1(op, name, std::move(inputs), out_name, dt, std::move(attrs));
+  }
 
   // Tensor views.
   int Rank(int t) const { return static_cast<int>(S(t).shape.size()); }
@@ -232,7 +229,7 @@ class Converter {
   std::vector<TState> ts_;
   TState absent_;  // what S() gives for an absent or out-of-range tensor index
   std::vector<char> is_graph_output_, is_graph_input_;
-  std::set<std::string> names_;
+  GraphWriter w_;  // g_'s values and nodes, with unique value names
   size_t op_index_ = 0;
   std::string op_label_;
 };

@@ -31,14 +31,7 @@ Status Converter::Reduce(const OpArgs& args) {
   }
   // NCHW when the input has it and the kept dims come out in the same order either way.
   bool nchw = HasNchw(x) && r == 4;
-  if (nchw && !keep) {
-    std::vector<int64_t> a_order, b_order;
-    for (int64_t d : {0, 1, 2, 3})
-      if (!red.count(d)) a_order.push_back(d);
-    for (int64_t d : kToNchw)
-      if (!red.count(d)) b_order.push_back(d);
-    nchw = a_order == b_order;
-  }
+  if (nchw && !keep) nchw = KeptDimsInNchwOrder(red);
   std::vector<int64_t> ir_axes;
   for (int64_t a : red) ir_axes.push_back(nchw ? NhwcAxisToNchw(a) : a);
   std::sort(ir_axes.begin(), ir_axes.end());

@@ -281,19 +281,7 @@ Status Converter::Resize(const OpArgs& args) {
     align = o->align_corners(), half = o->half_pixel_centers();
   }
   if (align && half) return Error("align_corners and half_pixel_centers cannot both be set");
-  std::map<std::string, Attr> attrs;
-  if (code == RESIZE_BILINEAR) {
-    // TFLite RESIZE_BILINEAR v3: in = out * scale (legacy), align_corners, or
-    // (out + 0.5) * scale - 0.5 clamped at 0 (half_pixel_centers) = ONNX half_pixel.
-    attrs["mode"] = StrAttr("linear");
-    attrs["coordinate_transformation_mode"] = StrAttr(align ? "align_corners" : half ? "half_pixel" : "asymmetric");
-  } else {
-    // TFLite RESIZE_NEAREST_NEIGHBOR: floor(out * scale) (legacy), round(out * scale) half away
-    // from zero (align_corners), floor((out + 0.5) * scale) (half_pixel_centers).
-    attrs["mode"] = StrAttr("nearest");
-    attrs["coordinate_transformation_mode"] = StrAttr(align ? "align_corners" : half ? "tf_half_pixel_for_nn" : "asymmetric");
-    attrs["nearest_mode"] = StrAttr(align ? "round_prefer_ceil" : "floor");
-  }
+  std::map<std::string, Attr> attrs = TfResizeAttrs(code == RESIZE_BILINEAR, align, half);  // converters/nhwc.h
   TARE_ASSIGN_OR_RETURN(int xv, Nchw(in[0]));
   const std::string nm = OpName(out[0]);
   const Shape& xs = S(in[0]).shape;

@@ -51,25 +51,6 @@ std::vector<int> Outs(const tfl::Operator& op) {
 
 }  // namespace
 
-Tensor PermuteTensor(const Tensor& t, const std::vector<int64_t>& perm) {
-  Shape s(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) s[i] = t.shape[static_cast<size_t>(perm[i])];
-  Tensor y = Tensor::Alloc(t.dtype, s).value();
-  const size_t r = perm.size(), es = DTypeSize(t.dtype);
-  std::vector<int64_t> in_stride(r, 1);
-  for (size_t d = r; d-- > 1;) in_stride[d - 1] = in_stride[d] * t.shape[d];
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t o = 0; o < y.numel(); ++o) {
-    int64_t src = 0;
-    for (size_t d = 0; d < r; ++d) src += idx[d] * in_stride[static_cast<size_t>(perm[d])];
-    std::memcpy(static_cast<uint8_t*>(y.data) + o * es, static_cast<const uint8_t*>(t.data) + src * es, es);
-    for (size_t d = r; d-- > 0;) {
-      if (++idx[d] < s[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return y;
-}
 
 // ---- reading ------------------------------------------------------------------------------
 
@@ -281,45 +262,6 @@ Status Converter::ReadTensors() {
 
 // ---- building -------------------------------------------------------------------------------
 
-int Converter::NewValue(const std::string& name, DType dt, const Shape* shape) {
-  std::string nm = name;
-  for (int k = 1; names_.count(nm); ++k) nm = name + "/" + std::to_string(k);
-  names_.insert(nm);
-  Value v;
-  v.name = nm;
-  v.dtype = dt;
-  if (shape) {
-    v.shape = *shape;
-    v.has_shape = true;
-  }
-  return g_->AddValue(std::move(v));
-}
-
-int Converter::Const(const std::string& name, const Tensor& t) {
-  const int id = NewValue(name, t.dtype, &t.shape);
-  g_->values[id].is_constant = true;
-  g_->values[id].constant = t;
-  return id;
-}
-
-void Converter::AddNode(const std::string& op, const std::string& name, std::vector<int> inputs, std::vector<int> outputs,
-                        std::map<std::string, Attr> attrs) {
-  Node n;
-  n.op = op;
-  n.name = name;
-  n.inputs = std::move(inputs);
-  n.outputs = std::move(outputs);
-  n.attrs = std::move(attrs);
-  g_->nodes.push_back(std::move(n));
-}
-
-int Converter::Node1(const std::string& op, const std::string& name, std::vector<int> inputs, const std::string& out_name,
-                     DType dt, std::map<std::string, Attr> attrs) {
-  const int y = NewValue(out_name, dt);
-  AddNode(op, name, std::move(inputs), {y}, std::move(attrs));
-  return y;
-}
-
 std::string Converter::TName(int t) const {
   const tfl::Tensor* tt = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
   return tt->name() && tt->name()->size() ? tt->name()->str() : "tensor_" + std::to_string(t);
@@ -459,6 +401,7 @@ Status Converter::ConvertOp(const tfl::Operator& op, int code, const std::string
 
 Status Converter::Run(Graph* out) {
   g_ = out;
+  w_.Reset(out);
   if (size_ < 8 || !flatbuffers::BufferHasIdentifier(data_, tfl::ModelIdentifier()))
     return Status::Error(file_ + " is not a TFLite model (no 'TFL3' file identifier)");
   // The verifier bounds every table and vector inside the buffer (buffers stored after the

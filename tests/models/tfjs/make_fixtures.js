@@ -32,20 +32,10 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { writeNpy, requirePeer } = require('../../../bench/study/npy.js');
+const { writeNpy, requirePeer, mulberry32 } = require('../../../bench/study/npy.js');
 
 const OUT = process.argv[2] || path.join(__dirname, 'fixtures');
 
-function mulberry32(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(20261204);
 const uniform = (n, lo = -1, hi = 1) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rnd());
 const count = (shape) => shape.reduce((a, b) => a * b, 1);
