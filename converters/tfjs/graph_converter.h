@@ -158,6 +158,7 @@ class GraphConverter {
   Status TopKV2(const NodeView& n);
   Status GatherNd(const NodeView& n);
   Status NonMaxSuppression(const NodeView& n);
+  Status Conv2DBackpropInput(const NodeView& n);
   Status Atan2(const NodeView& n);
   Status SparseToDense(const NodeView& n);
   Status DepthToSpace(const NodeView& n);

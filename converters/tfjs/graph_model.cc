@@ -279,6 +279,7 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
       {&GraphConverter::GatherNd, {"GatherNd"}},
       {&GraphConverter::NonMaxSuppression, {"NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5"}},
       {&GraphConverter::Atan2, {"Atan2"}},
+      {&GraphConverter::Conv2DBackpropInput, {"Conv2DBackpropInput"}},
       {&GraphConverter::SparseToDense, {"SparseToDense"}},
       {&GraphConverter::DepthToSpace, {"DepthToSpace", "SpaceToDepth"}},
       {&GraphConverter::SpaceToBatchND, {"SpaceToBatchND", "BatchToSpaceND"}},

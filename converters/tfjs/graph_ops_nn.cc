@@ -141,5 +141,34 @@ Status GraphConverter::Prelu(const NodeView& n) {
   return b_.Activate(y, x, a);
 }
 
+/// TensorFlow Conv2DBackpropInput (input_sizes [4] NHWC, filter [KH, KW, C_out, C_in], x):
+/// the transposed convolution that has x as the gradient of Conv2D's output: ONNX ConvTranspose
+/// on the NCHW x with weights [C_in, C_out, KH, KW] and output_shape the input_sizes' H and W, with
+/// auto_pad SAME_UPPER (total = full - out, the first half at the start as TensorFlow's forward
+/// SAME; a total below 0, as always for VALID, leaves the extra outputs at the end: zeros).
+Status GraphConverter::Conv2DBackpropInput(const NodeView& n) {
+  const std::string& y = n.name;
+  if (n.ins.size() != 3) return Error("expects inputs (input_sizes, filter, out_backprop)");
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, b_.ConstInts(n.ins[0], "input_sizes"));
+  if (sizes.size() != 4 || sizes[1] < 1 || sizes[2] < 1 || sizes[1] > (int64_t(1) << 24) || sizes[2] > (int64_t(1) << 24))
+    return Error("input_sizes must be [N, H, W, C] with H and W in [1, 2^24]");
+  TARE_ASSIGN_OR_RETURN(Tensor w, b_.ConstFloat(n.ins[1], "the filter"));
+  if (w.shape.size() != 4) return Error("the filter must have rank 4 ([KH, KW, C_out, C_in]), has shape " + ShapeStr(w.shape));
+  if (sizes[3] != w.shape[2]) return Error("input_sizes' channels " + std::to_string(sizes[3]) + " differ from the filter's " + std::to_string(w.shape[2]));
+  TARE_ASSIGN_OR_RETURN(Padding pad, Pad(n));
+  if (pad.kind == "EXPLICIT") return Error("explicit padding of Conv2DBackpropInput is not supported");
+  TARE_ASSIGN_OR_RETURN(auto strides, Hw(n, "strides", 1));
+  TARE_ASSIGN_OR_RETURN(auto dil, Hw(n, "dilations", 1));
+  if (strides[0] < 1 || strides[1] < 1 || dil[0] < 1 || dil[1] < 1) return Error("strides and dilations must be >= 1");
+  TARE_ASSIGN_OR_RETURN(int xv, b_.Nchw(n.ins[2]));
+  const int wv = b_.Const(y + "/filter", PermuteTensor(w, {3, 2, 0, 1}));  // [KH, KW, C_out, C_in] -> [C_in, C_out, KH, KW]
+  std::map<std::string, Attr> attrs = {{"strides", IntsAttr(strides)}, {"dilations", IntsAttr(dil)},
+                                       {"kernel_shape", IntsAttr({w.shape[0], w.shape[1]})},
+                                       {"output_shape", IntsAttr({sizes[1], sizes[2]})}, {"auto_pad", StrAttr("SAME_UPPER")}};
+  const int v = b_.Node1("ConvTranspose", y, {xv, wv}, b_.NameFor(y, true), DType::kFloat32, attrs);
+  b_.Set(y, v, true, 4);
+  return Status::Ok();
+}
+
 }  // namespace tfjs
 }  // namespace tare

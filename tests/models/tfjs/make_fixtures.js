@@ -23,7 +23,7 @@
 //                      (half_pixel_centers, align_corners), ResizeNearestNeighbor, DepthToSpace,
 //                      MirrorPad, Pad, ConcatV2, Mean keep_dims, _FusedMatMul, Softmax.
 //   graph_dilated      SpaceToBatchND -> Conv2D / DepthwiseConv2dNative -> BatchToSpaceND (dilated
-//                      convolutions, with crops).
+//                      convolutions, with crops), Conv2DBackpropInput SAME and VALID.
 //   graph_detect       NonMaxSuppressionV3, V4 (pad_to_max_output_size, valid_outputs), V5 (scores),
 //                      Atan2 (every quadrant, the origin), SparseToDense.
 //   graph_math         elementwise math, comparisons, Select, reductions, ArgMax, TopKV2, Cast.
@@ -268,7 +268,14 @@ function graphDilated() {
   const dw = g.node('atrous_dw', 'DepthwiseConv2dNative', [s2, g.const('dw', [3, 3, 4, 1], uniform(36, -0.5, 0.5))],
     { strides: A.ints([1, 1, 1, 1]), padding: A.s('VALID'), data_format: A.s('NHWC'), dilations: A.ints([1, 1, 1, 1]) });
   const y = g.node('b2s_dw', 'BatchToSpaceND', [dw, block3, i32('crops3', [2, 2], [0, 2, 0, 2])]);
-  return { ...g.model([y]), inputs: [{ name: 'x', shape: [1, 7, 7, 3], dtype: 'float32' }], outputs: [y] };
+  // Transposed convolutions (Conv2DBackpropInput): SAME stride 2 to 13x14 (odd and even), VALID
+  // stride 2 to 15x16 (16: the last column gets no contribution).
+  const wt = g.const('wt', [3, 3, 5, 4], uniform(180, -0.5, 0.5));
+  const t1 = g.node('deconv_same', 'Conv2DBackpropInput', [i32('sizes1', [4], [1, 13, 14, 5]), wt, y],
+    { strides: A.ints([1, 2, 2, 1]), padding: A.s('SAME'), data_format: A.s('NHWC'), dilations: A.ints([1, 1, 1, 1]) });
+  const t2 = g.node('deconv_valid', 'Conv2DBackpropInput', [i32('sizes2', [4], [1, 15, 16, 5]), wt, y],
+    { strides: A.ints([1, 2, 2, 1]), padding: A.s('VALID'), data_format: A.s('NHWC'), dilations: A.ints([1, 1, 1, 1]) });
+  return { ...g.model([y, t1, t2]), inputs: [{ name: 'x', shape: [1, 7, 7, 3], dtype: 'float32' }], outputs: [y, t1, t2] };
 }
 
 // Detection post-processing: NonMaxSuppressionV3, V5 (scores, padding), Atan2, SparseToDense.
