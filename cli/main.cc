@@ -62,7 +62,13 @@ int CmdConvert(const std::string& in, const std::string& out, const std::string&
   std::error_code ec;
   if (out.size() < 5 || out.compare(out.size() - 5, 5, ".tare") != 0)
     return Fail("the output file must end in .tare, got '" + out + "'");
-  if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) return Fail("refusing to overwrite the input '" + in + "'");
+  if (fs::is_symlink(fs::symlink_status(out, ec))) return Fail("'" + out + "' is a symbolic link: tare convert does not write through it");
+  for (const std::string& src : SourceFiles(in, from)) {
+    std::error_code e2;
+    if (fs::exists(out, e2) && fs::exists(src, e2) && fs::equivalent(src, out, e2))
+      return Fail(src == in ? "refusing to overwrite the input '" + in + "'"
+                            : "refusing to overwrite '" + out + "': it is a file the input reads (" + src + ")");
+  }
   Result<std::shared_ptr<Model>> m = LoadAnyModel(in, from);
   if (!m.ok()) return Fail(m.status().message());
   Status s = SaveModel(**m, out);

@@ -77,6 +77,11 @@ tare_status Convert(const char* src, const char* dst) {
   std::error_code ec;
   if (fs::exists(out, ec) && fs::equivalent(in, out, ec))
     return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_convert: refusing to overwrite the input '" + in + "'");
+  for (const std::string& src : SourceFiles(in)) {  // a TF.js model.json's shards too
+    std::error_code e2;
+    if (fs::exists(out, e2) && fs::exists(src, e2) && fs::equivalent(src, out, e2))
+      return Fail(TARE_ERROR_INVALID_ARGUMENT, "tare_convert: refusing to overwrite '" + out + "': it is a file the input reads (" + src + ")");
+  }
   if (fs::is_directory(out, ec)) return Fail(TARE_ERROR_IO, "tare_convert: '" + out + "' is a directory");
   const fs::path parent = fs::absolute(out, ec).parent_path();
   if (!fs::is_directory(parent, ec))

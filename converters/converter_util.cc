@@ -14,6 +14,21 @@ std::string Sha256Hex(const uint8_t* data, size_t size) {
   return s;
 }
 
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr); }
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+void Sha256::Update(const uint8_t* data, size_t size) {
+  if (size) EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data, size);
+}
+std::string Sha256::Hex() {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), md, &len);
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) s += hex[md[i] >> 4], s += hex[md[i] & 15];
+  return s;
+}
+
 std::string BaseName(const std::string& path) {
   size_t p = path.find_last_of('/');
   return p == std::string::npos ? path : path.substr(p + 1);

@@ -24,4 +24,14 @@ Result<std::shared_ptr<Model>> LoadAnyModel(const std::string& path, const std::
                        "cannot tell the format of '" + path + "' (use .onnx, .tflite, .json (TF.js model.json) or .tare, or --from onnx|tflite|tfjs|tare)");
 }
 
+std::vector<std::string> SourceFiles(const std::string& path, const std::string& from) {
+  std::string fmt = from;
+  if (fmt.empty()) {
+    size_t dot = path.find_last_of('.');
+    fmt = dot == std::string::npos ? "" : path.substr(dot + 1);
+  }
+  if (fmt == "json" || fmt == "tfjs") return TfjsSourceFiles(path);
+  return {path};
+}
+
 }  // namespace tare

@@ -90,6 +90,7 @@ Result<Tensor> GraphConverter::ConstOf(const NodeView& n) {
       }
     TARE_ASSIGN_OR_RETURN(DType dt, TfType(t.value("dtype", std::string("DT_FLOAT"))));
     TARE_ASSIGN_OR_RETURN(int64_t numel, NumElements(shape));
+    if (numel > (int64_t(1) << 24)) return Error("an inline constant of " + std::to_string(numel) + " elements (tare reads at most 2^24 from a node's value)");
     const char* key = dt == DType::kFloat32 ? "floatVal" : dt == DType::kBool ? "boolVal" : "intVal";
     if (t.contains(key) && t[key].is_array() && !t[key].empty()) {
       const json& vals = t[key];
@@ -294,7 +295,14 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
 Status GraphConverter::Convert(const NodeView& n) {
   auto it = Table().find(n.op);
   if (it == Table().end()) return Error("is not supported");
-  return (this->*it->second)(n);
+  Status st;
+  try {
+    st = (this->*it->second)(n);
+  } catch (const std::exception& e) {  // an attribute of the wrong JSON type
+    return Error(std::string("malformed attribute: ") + e.what());
+  }
+  if (!st.ok() && st.message().rfind(b_.file(), 0) != 0) return Error(st.message());
+  return st;
 }
 
 Status GraphConverter::Run() {
@@ -327,7 +335,8 @@ Status GraphConverter::Run() {
   for (const NodeView& n : nodes)
     if (!Table().count(n.op) && n.op != "Placeholder") {
       ++n_unsupported;
-      if (n_unsupported <= 50) unsupported += (unsupported.empty() ? "" : "; ") + std::string("node '") + n.name + "' (" + n.op + ")";
+      auto clip = [](const std::string& t) { return t.size() <= 120 ? t : t.substr(0, 117) + "..."; };
+      if (n_unsupported <= 50) unsupported += (unsupported.empty() ? "" : "; ") + std::string("node '") + clip(n.name) + "' (" + clip(n.op) + ")";
     }
   if (n_unsupported)
     return Status::Error(StatusCode::kUnsupported, b_.file() + ": " + std::to_string(n_unsupported) + " unsupported op(s): " + unsupported +

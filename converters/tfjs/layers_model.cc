@@ -13,6 +13,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+/// `s` cut to 120 characters for messages (names may be arbitrarily long).
+std::string Clip(const std::string& s) { return s.size() <= 120 ? s : s.substr(0, 117) + "..."; }
+
 /// A config value, `def` when absent or null (Keras writes nulls); a value of another JSON type is
 /// a type error, reported as a malformed model.json.
 template <class T>
@@ -95,11 +98,19 @@ class LayersConverter {
 Result<Tensor> LayersConverter::Weight(const std::string& layer, const std::string& name, bool required) {
   const std::string key = layer + "/" + name;
   auto it = w_.find(key);
-  if (it != w_.end()) return it->second;
-  for (auto& [k, t] : w_)
-    if (k.size() > key.size() && k.compare(k.size() - key.size(), key.size(), key) == 0 && k[k.size() - key.size() - 1] == '/') return t;
-  if (!required) return Tensor();
-  return Error("its weight '" + key + "' is not in the weights manifest");
+  const Tensor* found = it != w_.end() ? &it->second : nullptr;
+  for (auto kt = w_.begin(); !found && kt != w_.end(); ++kt) {
+    const std::string& k = kt->first;
+    if (k.size() > key.size() && k.compare(k.size() - key.size(), key.size(), key) == 0 && k[k.size() - key.size() - 1] == '/') found = &kt->second;
+  }
+  if (!found) {
+    if (!required) return Tensor();
+    return Error("its weight '" + Clip(key) + "' is not in the weights manifest");
+  }
+  // Every weight a layer reads is float32 (kernels, biases, statistics, embeddings).
+  if (found->dtype != DType::kFloat32)
+    return Error("its weight '" + Clip(key) + "' is " + DTypeName(found->dtype) + ", not float32");
+  return *found;
 }
 
 Result<Activation> LayersConverter::Act(const json& c) {
@@ -164,7 +175,15 @@ Status LayersConverter::Convert(const Layer& l, const std::vector<std::string>& 
   if (Get(*l.config, "data_format", std::string("channels_last")) != "channels_last") return Error("data_format channels_first is not supported");
   auto it = Table().find(l.cls);
   if (it == Table().end()) return Error("is not supported");
-  return (this->*it->second)(l, ins, y);
+  Status st;
+  try {
+    st = (this->*it->second)(l, ins, y);
+  } catch (const std::exception& e) {  // a config value of the wrong JSON type
+    return Error(std::string("malformed config: ") + e.what());
+  }
+  // Messages of helpers that do not know the layer (Pair) get its name and the file.
+  if (!st.ok() && st.message().rfind(b_.file(), 0) != 0) return Error(st.message());
+  return st;
 }
 
 /// Keras Dropout, SpatialDropout2D, GaussianNoise, GaussianDropout, AlphaDropout.
@@ -508,6 +527,7 @@ Status LayersConverter::Run() {
   std::vector<Layer> ls;
   std::string unsupported;
   int n_unsupported = 0;
+  std::set<std::string> names;
   for (const json& lj : *layers) {
     if (!lj.is_object() || !lj.contains("class_name") || !lj["class_name"].is_string() || !lj.contains("config") || !lj["config"].is_object())
       return Status::Error(b_.file() + ": a layer without class_name or config");
@@ -516,8 +536,10 @@ Status LayersConverter::Run() {
     if (l.name.empty()) return Status::Error(b_.file() + ": a " + l.cls + " layer without a name");
     if (!Table().count(l.cls) && l.cls != "InputLayer") {
       ++n_unsupported;
-      unsupported += (unsupported.empty() ? "" : "; ") + std::string("layer '") + l.name + "' (" + l.cls + ")";
+      if (n_unsupported <= 50) unsupported += (unsupported.empty() ? "" : "; ") + std::string("layer '") + Clip(l.name) + "' (" + Clip(l.cls) + ")";
     }
+    // TF.js refuses two layers of one name; a later call's tensor name must not be a layer's.
+    if (!names.insert(l.name).second) return Status::Error(b_.file() + ": two layers are named '" + Clip(l.name) + "'");
     if (lj.contains("inbound_nodes") && lj["inbound_nodes"].is_array())
       for (const json& node : lj["inbound_nodes"]) {
         std::vector<std::string> ins;
@@ -532,7 +554,13 @@ Status LayersConverter::Run() {
     ls.push_back(std::move(l));
   }
   if (n_unsupported)
-    return Status::Error(StatusCode::kUnsupported, b_.file() + ": " + std::to_string(n_unsupported) + " unsupported layer(s): " + unsupported);
+    return Status::Error(StatusCode::kUnsupported, b_.file() + ": " + std::to_string(n_unsupported) + " unsupported layer(s): " + unsupported +
+                                                       (n_unsupported > 50 ? "; ..." : ""));
+  for (const Layer& l : ls)
+    for (size_t k = 1; k < l.inbound.size(); ++k)
+      if (names.count(TensorName(l.name, static_cast<int64_t>(k), 0)))
+        return Status::Error(b_.file() + ": layer '" + Clip(TensorName(l.name, static_cast<int64_t>(k), 0)) +
+                             "' has the name tare gives the call " + std::to_string(k) + " of layer '" + Clip(l.name) + "'");
   if (ls.empty()) return Status::Error(b_.file() + ": the model has no layers");
   std::vector<std::string> outputs;
   if (kind == "Sequential") {
@@ -577,31 +605,44 @@ Status LayersConverter::Run() {
         b_.SetWhere("layer '" + l.name + "' (InputLayer)");
         TARE_RETURN_IF_ERROR(AddInputLayer(l));
       }
-    // Layers in the file's order may read later ones: convert each call once its inputs exist.
-    std::vector<std::pair<size_t, size_t>> todo;
+    // Layers in the file's order may read later ones: the calls in topological order (each once
+    // the tensors it reads exist; linear in the calls and their inputs).
+    std::vector<std::pair<size_t, size_t>> calls;
+    std::map<std::string, size_t> producer;  // tensor -> the call writing it
     for (size_t i = 0; i < ls.size(); ++i)
       if (ls[i].cls != "InputLayer")
-        for (size_t k = 0; k < ls[i].inbound.size(); ++k) todo.push_back({i, k});
-    while (!todo.empty()) {
-      bool progress = false;
-      for (auto it = todo.begin(); it != todo.end();) {
-        const Layer& l = ls[it->first];
-        const auto& ins = l.inbound[it->second];
-        if (std::all_of(ins.begin(), ins.end(), [&](const std::string& t) { return b_.Known(t); })) {
-          b_.SetWhere("layer '" + l.name + "' (" + l.cls + ")");
-          TARE_RETURN_IF_ERROR(Convert(l, ins, TensorName(l.name, static_cast<int64_t>(it->second), 0)));
-          it = todo.erase(it);
-          progress = true;
-        } else {
-          ++it;
+        for (size_t k = 0; k < ls[i].inbound.size(); ++k) {
+          producer[TensorName(ls[i].name, static_cast<int64_t>(k), 0)] = calls.size();
+          calls.push_back({i, k});
         }
+    std::vector<size_t> pending(calls.size(), 0);
+    std::vector<std::vector<size_t>> readers(calls.size());
+    for (size_t c = 0; c < calls.size(); ++c)
+      for (const std::string& t : ls[calls[c].first].inbound[calls[c].second]) {
+        if (b_.Known(t)) continue;
+        auto it = producer.find(t);
+        if (it == producer.end())
+          return Status::Error(b_.file() + ": layer '" + Clip(ls[calls[c].first].name) + "' reads '" + Clip(t) + "', which no layer writes");
+        ++pending[c];
+        readers[it->second].push_back(c);
       }
-      if (!progress) {
-        const Layer& l = ls[todo.front().first];
-        for (const std::string& t : l.inbound[todo.front().second])
-          if (!b_.Known(t)) return Status::Error(b_.file() + ": layer '" + l.name + "' reads '" + t + "', which no layer writes (or a cycle)");
-      }
+    std::vector<size_t> ready;
+    for (size_t c = 0; c < calls.size(); ++c)
+      if (!pending[c]) ready.push_back(c);
+    size_t done = 0;
+    while (!ready.empty()) {
+      const size_t c = ready.back();
+      ready.pop_back();
+      const Layer& l = ls[calls[c].first];
+      b_.SetWhere("layer '" + Clip(l.name) + "' (" + l.cls + ")");
+      TARE_RETURN_IF_ERROR(Convert(l, l.inbound[calls[c].second], TensorName(l.name, static_cast<int64_t>(calls[c].second), 0)));
+      ++done;
+      for (size_t r : readers[c])
+        if (--pending[r] == 0) ready.push_back(r);
     }
+    if (done != calls.size())
+      for (size_t c = 0; c < calls.size(); ++c)
+        if (pending[c]) return Status::Error(b_.file() + ": layer '" + Clip(ls[calls[c].first].name) + "' is in a cycle of layers");
   }
   for (const std::string& o : outputs) {
     b_.SetWhere("output '" + o + "'");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <set>
 
 #include "converters/converter_util.h"
 #include "converters/tfjs/kinds.h"
@@ -94,21 +95,28 @@ Result<std::shared_ptr<Model>> Convert(const std::string& text, const std::strin
   try {
     TARE_ASSIGN_OR_RETURN(std::vector<tfjs::WeightGroup> groups, Manifest(j, file));
     std::map<std::string, Tensor> weights;
-    std::string all = text;  // the digest covers model.json and its shards
+    // A shard listed twice would multiply its bytes (no converter writes that): refused.
+    std::set<std::string> seen;
+    for (const tfjs::WeightGroup& g : groups)
+      for (const std::string& p : g.paths)
+        if (!seen.insert(UriDecode(p)).second) return Status::Error(file + ": weight shard '" + p + "' is listed twice in weightsManifest");
+    Sha256 digest;  // covers model.json and its shards
+    digest.Update(reinterpret_cast<const uint8_t*>(text.data()), text.size());
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       std::vector<uint8_t> bytes;
       for (const std::string& p : groups[gi].paths) {
         TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> b, shard(UriDecode(p)));
-        bytes.insert(bytes.end(), b.begin(), b.end());
+        if (bytes.empty()) bytes = std::move(b);
+        else bytes.insert(bytes.end(), b.begin(), b.end());
       }
-      all.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      digest.Update(bytes.data(), bytes.size());
       TARE_RETURN_IF_ERROR(tfjs::DecodeGroup(groups[gi], bytes.data(), bytes.size(), file + ": weightsManifest[" + std::to_string(gi) + "]", &weights));
     }
     auto model = std::make_shared<Model>();
     Provenance& pv = model->provenance;
     pv.source_format = "tfjs";
     pv.source_file = file;
-    pv.source_sha256 = Sha256Hex(reinterpret_cast<const uint8_t*>(all.data()), all.size());
+    pv.source_sha256 = digest.Hex();
     pv.producer_name = j.value("convertedBy", json()).is_string() ? j["convertedBy"].get<std::string>() : "TensorFlow.js";
     pv.producer_version = j.value("generatedBy", json()).is_string() ? j["generatedBy"].get<std::string>() : "";
     pv.tare_version = TARE_VERSION;
@@ -139,15 +147,51 @@ Result<std::shared_ptr<Model>> ConvertTfjsBytes(const std::string& model_json, c
   });
 }
 
+namespace {
+
+/// The shard `p` of the model.json at `path`: inside model.json's folder (no absolute path, no
+/// "..", and no symbolic link leading out of it). Errors: a path leaving the folder.
+Result<fs::path> ShardPath(const std::string& path, const std::string& p) {
+  const fs::path rel(p);
+  if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; }))
+    return Status::Error(BaseName(path) + ": weight shard path '" + p + "' leaves model.json's folder");
+  const fs::path dir = fs::path(path).parent_path();
+  const fs::path full = dir / rel;
+  std::error_code ec, ec2;
+  const fs::path real = fs::weakly_canonical(full, ec), real_dir = fs::weakly_canonical(dir.empty() ? fs::path(".") : dir, ec2);
+  if (!ec && !ec2) {
+    const std::string r = real.string(), d = real_dir.string();
+    if (r.compare(0, d.size(), d) != 0 || (r.size() > d.size() && r[d.size()] != '/' && d != "/"))
+      return Status::Error(BaseName(path) + ": weight shard '" + p + "' leads out of model.json's folder (to " + r + ")");
+  }
+  return full;
+}
+
+}  // namespace
+
+std::vector<std::string> TfjsSourceFiles(const std::string& path) {
+  std::vector<std::string> files = {path};
+  Result<std::vector<uint8_t>> bytes = ReadRegularFile(path, size_t(512) << 20);
+  if (!bytes.ok()) return files;
+  try {
+    const json j = json::parse(bytes->begin(), bytes->end());
+    Result<std::vector<tfjs::WeightGroup>> groups = Manifest(j, BaseName(path));
+    if (!groups.ok()) return files;
+    for (const tfjs::WeightGroup& g : *groups)
+      for (const std::string& p : g.paths) {
+        Result<fs::path> f = ShardPath(path, UriDecode(p));
+        if (f.ok()) files.push_back(f->string());
+      }
+  } catch (const std::exception&) {
+  }
+  return files;
+}
+
 Result<std::shared_ptr<Model>> ConvertTfjsFile(const std::string& path) {
   TARE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadRegularFile(path, size_t(512) << 20));
   const std::string text(bytes.begin(), bytes.end());
-  const fs::path dir = fs::path(path).parent_path();
   return Convert(text, path, [&](const std::string& p) -> Result<std::vector<uint8_t>> {
-    const fs::path rel(p);
-    if (rel.is_absolute() || std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; }))
-      return Status::Error(BaseName(path) + ": weight shard path '" + p + "' leaves model.json's folder");
-    const fs::path full = dir / rel;
+    TARE_ASSIGN_OR_RETURN(fs::path full, ShardPath(path, p));
     std::error_code ec;
     if (!fs::exists(full, ec)) return Status::Error(BaseName(path) + ": weight shard '" + full.string() + "' is missing");
     return ReadRegularFile(full.string());

@@ -30,5 +30,9 @@ Result<std::shared_ptr<Model>> ConvertTfjsFile(const std::string& path);
 Result<std::shared_ptr<Model>> ConvertTfjsBytes(const std::string& model_json,
                                                 const std::map<std::string, std::vector<uint8_t>>& shards,
                                                 const std::string& name);
+/// The files converting `path` reads: model.json and each shard of its manifest (paths as they
+/// would be opened). Best effort: only model.json when it cannot be parsed. (`tare convert` refuses
+/// to write its output over any of them.)
+std::vector<std::string> TfjsSourceFiles(const std::string& path);
 
 }  // namespace tare

@@ -157,3 +157,48 @@ TEST_CASE("tfjs: a shard path outside model.json's folder is refused") {
   CHECK(m.status().message().find("is missing") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("tfjs: inputs that would multiply their bytes or escape are refused (a shard listed twice, a symlink out, an inline bomb)") {
+  const float w[4] = {1, 2, 3, 4};
+  std::string json = GraphJson(R"({"name": "w", "shape": [4], "dtype": "float32"})");
+  json.replace(json.find("[\"w.bin\"]"), 9, "[\"w.bin\", \"w.bin\"]");
+  CHECK(Error(json, {{"w.bin", Bytes(w, 16)}}).find("weight shard 'w.bin' is listed twice") != std::string::npos);
+  // A Const whose inline value repeats its last element over 2^31 elements.
+  const std::string bomb = R"({"format": "graph-model", "modelTopology": {"node": [{"name": "c", "op": "Const", "attr": {"value":
+    {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {"dim": [{"size": "16777216"}, {"size": "128"}]}, "floatVal": [1.0]}}}},
+    {"name": "y", "op": "Identity", "input": ["c"]}]}})";
+  CHECK(Error(bomb, {}).find("an inline constant of 2147483648 elements") != std::string::npos);
+  // A shard that is a symbolic link out of model.json's folder.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tare_tfjs_link_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "m");
+  std::ofstream(dir / "outside.bin", std::ios::binary).write(reinterpret_cast<const char*>(w), 16);
+  fs::create_symlink(dir / "outside.bin", dir / "m" / "w.bin");
+  std::ofstream(dir / "m" / "model.json") << GraphJson(R"({"name": "w", "shape": [4], "dtype": "float32"})");
+  Result<std::shared_ptr<Model>> m = ConvertTfjsFile((dir / "m" / "model.json").string());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.status().message().find("leads out of model.json's folder") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tfjs: layers models: duplicate names, a name clashing with a call's tensor, a recurrent kernel of the wrong dtype") {
+  auto model = [](const std::string& layers) {
+    return R"({"modelTopology": {"model_config": {"class_name": "Model", "config": {"name": "m", "layers": [)" + layers +
+           R"(], "input_layers": [["in", 0, 0]], "output_layers": [["a", 0, 0]]}}}, "weightsManifest": []})";
+  };
+  const std::string in = R"({"class_name": "InputLayer", "name": "in", "config": {"name": "in", "batch_input_shape": [null, 4]}, "inbound_nodes": []})";
+  const std::string relu = R"({"class_name": "Activation", "name": "a", "config": {"name": "a", "activation": "relu"}, "inbound_nodes": [[["in", 0, 0, {}]]]})";
+  CHECK(Error(model(in + ", " + relu + ", " + relu), {}).find("two layers are named 'a'") != std::string::npos);
+  const std::string twice = R"({"class_name": "Activation", "name": "a", "config": {"name": "a", "activation": "relu"},
+    "inbound_nodes": [[["in", 0, 0, {}]], [["in", 0, 0, {}]]]})";
+  const std::string clash = R"({"class_name": "Activation", "name": "a/call_1", "config": {"name": "a/call_1", "activation": "sigmoid"}, "inbound_nodes": [[["in", 0, 0, {}]]]})";
+  CHECK(Error(model(in + ", " + twice + ", " + clash), {}).find("has the name tare gives the call 1 of layer 'a'") != std::string::npos);
+  // An LSTM whose kernel is stored as bool: refused, not read as float.
+  const std::string lstm = R"({"modelTopology": {"model_config": {"class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"class_name": "LSTM", "config": {"name": "l", "units": 1, "batch_input_shape": [null, 2, 1]}}]}}},
+    "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "l/kernel", "shape": [1, 4], "dtype": "bool"},
+      {"name": "l/recurrent_kernel", "shape": [1, 4], "dtype": "float32"}, {"name": "l/bias", "shape": [4], "dtype": "float32"}]}]})";
+  std::vector<uint8_t> bytes(4 + 16 + 16, 0);
+  CHECK(Error(lstm, {{"w.bin", bytes}}).find("its weight 'l/kernel' is bool, not float32") != std::string::npos);
+}
