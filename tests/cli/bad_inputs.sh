@@ -110,5 +110,21 @@ for f in "$WORK"/own/*.npy; do
   [[ $(cat "$WORK/target.txt") == keep ]] || { fail=$((fail + 1)); echo "FAIL output-through-symlink: the link's target was changed"; }
   break
 done
+# A TF.js model (the study's LeNet-5 as TF.js saved it): tare convert refuses to write its output
+# over the model's own shard (a hard link named .tare) or through a symbolic link; a truncated
+# model.json and a short shard are one error each.
+TJ=$FIX/../lenet5_bn/tfjs
+mkdir -p "$WORK/tfjs" && cp "$TJ/model.json" "$TJ/group1-shard1of1.bin" "$WORK/tfjs/"
+ln -f "$WORK/tfjs/group1-shard1of1.bin" "$WORK/tfjs/shard.tare"
+expect_error "tfjs-convert-over-shard" no -- "$TARE" convert "$WORK/tfjs/model.json" -o "$WORK/tfjs/shard.tare"
+cmp -s "$TJ/group1-shard1of1.bin" "$WORK/tfjs/group1-shard1of1.bin" || { fail=$((fail + 1)); echo "FAIL tfjs-convert-over-shard: the shard was changed"; }
+echo keep > "$WORK/target.txt"
+ln -sf "$WORK/target.txt" "$WORK/tfjs/link.tare"
+expect_error "tfjs-convert-through-symlink" no -- "$TARE" convert "$WORK/tfjs/model.json" -o "$WORK/tfjs/link.tare"
+[[ $(cat "$WORK/target.txt") == keep ]] || { fail=$((fail + 1)); echo "FAIL tfjs-convert-through-symlink: the link's target was changed"; }
+head -c 1000 "$TJ/model.json" > "$WORK/tfjs/model.json"
+expect_error "tfjs-truncated-json" no -- "$TARE" inspect "$WORK/tfjs/model.json"
+cp "$TJ/model.json" "$WORK/tfjs/model.json" && head -c 1000 "$TJ/group1-shard1of1.bin" > "$WORK/tfjs/group1-shard1of1.bin"
+expect_error "tfjs-short-shard" no -- "$TARE" inspect "$WORK/tfjs/model.json"
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
