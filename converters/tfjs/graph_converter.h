@@ -161,6 +161,9 @@ class GraphConverter {
   Status Conv2DBackpropInput(const NodeView& n);
   Status Atan2(const NodeView& n);
   Status SparseToDense(const NodeView& n);
+  Status WhereIndices(const NodeView& n);
+  Status SymmetricPad(const std::string& y, const std::string& x, const std::vector<int64_t>& pads);
+  Status BroadcastTo(const NodeView& n);
   Status DepthToSpace(const NodeView& n);
   Status SpaceToBatchND(const NodeView& n);
   Status Fused(const NodeView& n, bool conv, bool depthwise);

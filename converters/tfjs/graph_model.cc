@@ -282,6 +282,8 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
       {&GraphConverter::Atan2, {"Atan2"}},
       {&GraphConverter::Conv2DBackpropInput, {"Conv2DBackpropInput"}},
       {&GraphConverter::SparseToDense, {"SparseToDense"}},
+      {&GraphConverter::WhereIndices, {"Where"}},
+      {&GraphConverter::BroadcastTo, {"BroadcastTo"}},
       {&GraphConverter::DepthToSpace, {"DepthToSpace", "SpaceToDepth"}},
       {&GraphConverter::SpaceToBatchND, {"SpaceToBatchND", "BatchToSpaceND"}},
     };

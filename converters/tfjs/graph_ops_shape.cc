@@ -174,10 +174,67 @@ Status GraphConverter::PadOp(const NodeView& n) {
   std::string mode = "constant";
   if (op == "MirrorPad") {
     const std::string m = n.S("mode", "REFLECT");
-    if (m != "REFLECT") return Error("MirrorPad mode '" + m + "' is not supported (REFLECT only)");
+    if (m == "SYMMETRIC") return SymmetricPad(y, x, pads);
+    if (m != "REFLECT") return Error("MirrorPad mode '" + m + "' is not supported (REFLECT, SYMMETRIC)");
     mode = "reflect";
   }
   return b_.Pad(y, x, pads, mode, value);
+}
+
+/// MirrorPad SYMMETRIC (the edge repeated: [a b c] padded by 2 is [b a a b c c b]), which ONNX Pad
+/// has no mode for: per padded axis, Concat of the first `before` elements reversed, the tensor,
+/// and the last `after` reversed (Slices with step -1), in TensorFlow's layout.
+Status GraphConverter::SymmetricPad(const std::string& y, const std::string& x, const std::vector<int64_t>& pads) {
+  const int r = b_.Rank(x);
+  if (r < 0 || pads.size() != 2 * static_cast<size_t>(r)) return Error("paddings must have shape [rank, 2]");
+  TARE_ASSIGN_OR_RETURN(int v, b_.Plain(x));
+  const DType dt = b_.S(x).dtype;
+  for (int64_t d = 0; d < r; ++d) {
+    const int64_t before = pads[static_cast<size_t>(2 * d)], after = pads[static_cast<size_t>(2 * d + 1)];
+    if (before < 0 || after < 0) return Error("negative paddings are not supported");
+    if (!before && !after) continue;
+    const std::string a = y + "/axis" + std::to_string(d);
+    std::vector<int> parts;
+    auto slice = [&](const std::string& nm, int64_t start, int64_t end) {
+      return b_.Node1("Slice", nm, {v, b_.ConstI64(nm + "/starts", {start}), b_.ConstI64(nm + "/ends", {end}), b_.ConstI64(nm + "/axes", {d}),
+                                     b_.ConstI64(nm + "/steps", {-1})},
+                      nm, dt);
+    };
+    if (before) parts.push_back(slice(a + "/before", before - 1, INT64_MIN));  // x[before-1 ... 0]
+    parts.push_back(v);
+    if (after) parts.push_back(slice(a + "/after", -1, -after - 1));  // x[-1 ... -after]
+    v = b_.Node1("Concat", a, parts, a, dt, {{"axis", IntAttr(d)}});
+  }
+  const int out = b_.Node1("Identity", y, {v}, b_.NameFor(y, false), dt);
+  b_.Set(y, out, false, r, dt);
+  return Status::Ok();
+}
+
+/// TensorFlow BroadcastTo(x, shape): ONNX Expand (numpy broadcasting to the shape).
+Status GraphConverter::BroadcastTo(const NodeView& n) {
+  const std::string& y = n.name;
+  TARE_ASSIGN_OR_RETURN(std::string x, In(n, 0));
+  TARE_ASSIGN_OR_RETURN(std::string s, In(n, 1));
+  TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(x));
+  TARE_ASSIGN_OR_RETURN(int sv, AsI64(s, y + "/shape"));
+  const int v = b_.Node1("Expand", y, {xv, sv}, b_.NameFor(y, false), b_.S(x).dtype);
+  int rank = -1;
+  if (b_.IsConst(s)) rank = static_cast<int>(b_.Data(s).numel());
+  b_.Set(y, v, false, rank, b_.S(x).dtype);
+  return Status::Ok();
+}
+
+/// TensorFlow Where with one input: the coordinates of the true (nonzero) elements, [count, rank]
+/// in row-major order (ONNX NonZero transposed), int32 as TF.js returns them.
+Status GraphConverter::WhereIndices(const NodeView& n) {
+  const std::string& y = n.name;
+  if (n.ins.size() != 1) return Error("Where with " + std::to_string(n.ins.size()) + " inputs (SelectV2 is the three-input form)");
+  TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(n.ins[0]));
+  const int nz = b_.Node1("NonZero", y + "/nonzero", {xv}, y + "/nonzero", DType::kInt64);
+  const int t = b_.Node1("Transpose", y + "/transpose", {nz}, y + "/coordinates", DType::kInt64, {{"perm", IntsAttr({1, 0})}});
+  const int c = b_.Node1("Cast", y, {t}, b_.NameFor(y, false), DType::kInt32, {{"to", IntAttr(static_cast<int>(DType::kInt32))}});
+  b_.Set(y, c, false, 2, DType::kInt32);
+  return Status::Ok();
 }
 
 /// TensorFlow Slice.

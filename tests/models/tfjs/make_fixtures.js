@@ -28,7 +28,8 @@
 //                      Atan2 (every quadrant, the origin), SparseToDense.
 //   graph_math         elementwise math, comparisons, Select, reductions, ArgMax, TopKV2, Cast.
 //   graph_shape        Reshape, Squeeze, ExpandDims, Transpose, Tile, Pack, Unpack, Split, SplitV,
-//                      Slice, StridedSlice (masks), GatherV2, GatherNd, Shape, Fill, ZerosLike, Range.
+//                      Slice, StridedSlice (masks), GatherV2, GatherNd, Shape, Fill, ZerosLike, Range,
+//                      MirrorPad SYMMETRIC, BroadcastTo, Where (one input).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -380,6 +381,10 @@ function graphShape() {
   ops.push(g.node('zeros', 'ZerosLike', [x]));
   ops.push(g.node('range_f', 'Cast', [g.node('range', 'Range', [i32('r0', [], [2]), i32('r1', [], [11]), i32('r2', [], [3])])], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
   ops.push(g.node('padv2', 'PadV2', [x, i32('pads', [3, 2], [0, 0, 1, 2, 0, 1]), g.const('pval', [], [-2])]));
+  ops.push(g.node('symmetric', 'MirrorPad', [x, i32('spads', [3, 2], [0, 1, 2, 1, 3, 0])], { mode: A.s('SYMMETRIC') }));
+  ops.push(g.node('broadcast', 'BroadcastTo', [g.node('row', 'Slice', [x, i32('rb', [3], [0, 0, 0]), i32('rs', [3], [1, 1, 4])]), i32('bshape', [3], [2, 3, 4])]));
+  ops.push(g.node('where_f', 'Cast', [g.node('where1', 'Where', [g.node('positive', 'Greater', [x, g.const('half', [], [0.5])])])],
+    { SrcT: A.type('DT_INT64'), DstT: A.type('DT_FLOAT') }));
   const bmask = g.const('bmask', [6, 4], Array.from({ length: 24 }, (_, i) => (i % 3 ? 1 : 0)), 'bool');
   ops.push(g.node('where', 'SelectV2', [bmask, x, g.const('zero', [], [0])]));
   return { ...g.model(ops), inputs: [{ name: 'x', shape: [2, 6, 4], dtype: 'float32' }, { name: 'idx', shape: [3], dtype: 'int32', values: [3, 0, 5] }], outputs: ops };
