@@ -413,7 +413,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tare ") + TARE_VERSION);
 
   std::string from, conv_in, conv_out;
-  auto* convert = app.add_subcommand("convert", "convert a model (.onnx, .tflite) to .tare");
+  auto* convert = app.add_subcommand("convert", "convert a model (.onnx, .tflite, TF.js model.json) to .tare");
   convert->add_option("input", conv_in, "source model")->required();
   convert->add_option("-o,--output", conv_out, "output .tare file")->required();
   convert->add_option("--from", from, "source format: onnx, tflite or tfjs (default: from the extension; .json is a TF.js model.json)");
@@ -445,7 +445,7 @@ int main(int argc, char** argv) {
   CompareArgs cmp;
   std::string cmp_backends = "ref64,ref";
   auto* compare = app.add_subcommand("compare", "run models on tare's backends, trace every layer, say where and why outputs differ");
-  CLI::Option* cmp_model = compare->add_option("--model", cmp.models, "model file (.onnx, .tflite or .tare), repeatable")->required();
+  CLI::Option* cmp_model = compare->add_option("--model", cmp.models, "model file (.onnx, .tflite, TF.js model.json or .tare), repeatable")->required();
   compare->add_option("--backends", cmp_backends, "comma-separated, starting with ref64 (default ref64,ref)");
   compare->add_option("--input", cmp.inputs, "[NAME=]FILE, repeatable (the same inputs for every model)");
   CLI::Option* cmp_expect = compare->add_option(
