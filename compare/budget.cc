@@ -176,12 +176,15 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
     else
       for (size_t d = a + 1; d < r; ++d) inner *= x.shape[d];
     spread.assign(static_cast<size_t>(x.numel()), 0.0);
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const int64_t base = (i / (n * inner)) * n * inner + i % inner;
-      double m = -INFINITY;
-      for (int64_t j = 0; j < n; ++j) m = std::max(m, ReadDouble(x, base + j * inner));
-      spread[static_cast<size_t>(i)] = std::isfinite(m) ? std::fabs(ReadDouble(x, i) - m) : 0.0;
-    }
+    // One max per row (outer index o, inner index k), then the row's spreads: linear in the elements.
+    for (int64_t base0 = 0; base0 < x.numel(); base0 += n * inner)
+      for (int64_t k = 0; k < inner; ++k) {
+        const int64_t base = base0 + k;
+        double m = -INFINITY;
+        for (int64_t j = 0; j < n; ++j) m = std::max(m, ReadDouble(x, base + j * inner));
+        for (int64_t j = 0; j < n; ++j)
+          spread[static_cast<size_t>(base + j * inner)] = std::isfinite(m) ? std::fabs(ReadDouble(x, base + j * inner) - m) : 0.0;
+      }
   }
   for (size_t o = 0; o < got.size(); ++o) {
     const Tensor &y = got[o], &y64 = want[o];

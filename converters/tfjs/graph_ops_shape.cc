@@ -100,9 +100,8 @@ Status GraphConverter::Reshape(const NodeView& n) {
   }
   TARE_ASSIGN_OR_RETURN(int xv, b_.Plain(x));
   TARE_ASSIGN_OR_RETURN(int sv, AsI64(s, y + "/shape"));
-  const int r = b_.Rank(s) == 1 && b_.S(s).rank == 1 ? -1 : -1;
   const int v = b_.Node1("Reshape", y, {xv, sv}, b_.NameFor(y, false), b_.S(x).dtype, {{"allowzero", IntAttr(1)}});
-  b_.Set(y, v, false, r, b_.S(x).dtype);
+  b_.Set(y, v, false, -1, b_.S(x).dtype);  // a run-time shape: the rank is not known here
   return Status::Ok();
 }
 
