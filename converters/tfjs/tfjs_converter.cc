@@ -117,8 +117,11 @@ Result<std::shared_ptr<Model>> Convert(const std::string& text, const std::strin
     pv.source_format = "tfjs";
     pv.source_file = file;
     pv.source_sha256 = digest.Hex();
-    pv.producer_name = j.value("convertedBy", json()).is_string() ? j["convertedBy"].get<std::string>() : "TensorFlow.js";
-    pv.producer_version = j.value("generatedBy", json()).is_string() ? j["generatedBy"].get<std::string>() : "";
+    // convertedBy (the TF.js converter and its version) with generatedBy (the TensorFlow that made
+    // the graph); a model saved by TF.js itself has only generatedBy ("TensorFlow.js tfjs-layers vX").
+    const bool conv = j.value("convertedBy", json()).is_string(), gen = j.value("generatedBy", json()).is_string();
+    pv.producer_name = conv ? j["convertedBy"].get<std::string>() : gen ? j["generatedBy"].get<std::string>() : "TensorFlow.js";
+    pv.producer_version = conv && gen ? j["generatedBy"].get<std::string>() : "";
     pv.tare_version = TARE_VERSION;
     tfjs::Builder b(&model->graph, file);
     const json& topo = j["modelTopology"];
