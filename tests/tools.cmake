@@ -144,7 +144,7 @@ set(tfjs_corpus
   "nsfwjs_mobilenet_v2=nsfwjs_mobilenet_v2/model.json" "nsfwjs_mobilenet_v2_mid=nsfwjs_mobilenet_v2_mid/model.json"
   "nsfwjs_inception_v3=nsfwjs_inception_v3/model.json" "antispoof=human/antispoof.json" "blazeface=human/blazeface.json"
   "centernet=human/centernet.json" "emotion=human/emotion.json" "facemesh=human/facemesh.json" "faceres=human/faceres.json"
-  "handlandmark_lite=human/handlandmark-lite.json" "iris=human/iris.json" "liveness=human/liveness.json"
+  "handlandmark_lite=human/handlandmark-lite.json" "handtrack=human/handtrack.json" "iris=human/iris.json" "liveness=human/liveness.json"
   "movenet_lightning=human/movenet-lightning.json")
 foreach(entry ${tfjs_corpus})
   string(REPLACE "=" ";" parts ${entry})

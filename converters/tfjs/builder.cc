@@ -15,6 +15,12 @@ int Builder::Rank(const std::string& t) const {
   auto it = ts_.find(t);
   return it == ts_.end() ? -1 : it->second.rank;
 }
+int64_t Builder::Len(const std::string& t) const {
+  auto it = ts_.find(t);
+  if (it == ts_.end() || it->second.rank != 1) return -1;
+  if (it->second.is_const) return it->second.data.numel();
+  return it->second.len;
+}
 bool Builder::IsConst(const std::string& t) const {
   auto it = ts_.find(t);
   return it != ts_.end() && it->second.is_const;
@@ -39,6 +45,26 @@ int Builder::AddInput(const std::string& t, DType dt, const Shape& shape) {
   s.plain = NewValue(t, dt, &shape);
   g_->inputs.push_back(s.plain);
   return s.plain;
+}
+
+int Builder::AddFormalInput(const std::string& t, const TState& like) {
+  inputs_.insert(t);
+  TState& s = ts_[t];
+  s = TState();
+  s.rank = like.rank;
+  s.dtype = like.dtype;
+  s.kind = like.kind;
+  const Shape shape(static_cast<size_t>(std::max(like.rank, 0)), -1);
+  s.plain = NewValue(t, like.dtype, like.rank >= 0 && like.kind == ValueKind::kTensor ? &shape : nullptr);
+  g_->values[static_cast<size_t>(s.plain)].kind = like.kind;
+  g_->inputs.push_back(s.plain);
+  return s.plain;
+}
+
+void Builder::SetSeq(const std::string& t, int v, DType dt) {
+  Set(t, v, false, -1, dt);
+  ts_[t].kind = ValueKind::kSequence;
+  g_->values[static_cast<size_t>(v)].kind = ValueKind::kSequence;
 }
 
 void Builder::SetConst(const std::string& t, Tensor data) {

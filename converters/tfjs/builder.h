@@ -58,10 +58,16 @@ class Builder {
     bool is_const = false;
     Tensor data;  // constants (TensorFlow layout)
     DType dtype = DType::kFloat32;
+    ValueKind kind = ValueKind::kTensor;  // kSequence: a TensorList / TensorArray (graph_control_flow.cc)
+    int64_t len = -1;  // a run-time rank-1 tensor's length where known (a shape's rank), else -1
   };
   bool Known(const std::string& t) const { return ts_.count(t) != 0; }
   TState& S(const std::string& t) { return ts_[t]; }
   int Rank(const std::string& t) const;
+  /// The length of rank-1 t where known here (a constant's, or recorded with SetLen), else -1:
+  /// the rank of a tensor that t is the run-time shape of.
+  int64_t Len(const std::string& t) const;
+  void SetLen(const std::string& t, int64_t len) { ts_[t].len = len; }
   bool IsConst(const std::string& t) const;
   bool HasNchw(const std::string& t) const;
   const Tensor& Data(const std::string& t) { return ts_[t].data; }
@@ -70,6 +76,11 @@ class Builder {
   /// A graph input (TensorFlow layout; -1 dims are dynamic).
   int AddInput(const std::string& t, DType dt, const Shape& shape);
   void SetConst(const std::string& t, Tensor data);
+  /// A graph input standing for a value shaped like `like` (a loop body's carried or captured
+  /// value): its dtype and kind, its rank with unknown dims (no shape when the rank is unknown).
+  int AddFormalInput(const std::string& t, const TState& like);
+  /// Records sequence value v (a TensorList's, element type dt) as t's value.
+  void SetSeq(const std::string& t, int v, DType dt);
   /// t as an alias of src (Identity, Dropout): shares its values.
   Status Alias(const std::string& t, const std::string& src);
   /// The IR value of t in TensorFlow's layout. Errors: t has no value.

@@ -26,6 +26,9 @@ Result<DType> TfType(const std::string& t);
 std::string TensorRef(const std::string& in);
 /// The node an input reference reads.
 std::string NodeOf(const std::string& ref);
+/// Whether op is one of TF1's control-flow ops (Enter, Merge, Switch, NextIteration, Exit,
+/// LoopCond, their Ref forms): converted per while loop, not through the op table.
+bool IsControlFlowOp(const std::string& op);
 
 /// One GraphDef node's view: name, op, data inputs (tensor names: "node" for output 0, "node:k"),
 /// attributes.
@@ -87,7 +90,7 @@ struct NodeView {
 
 class GraphConverter {
  public:
-  GraphConverter(const json& j, std::map<std::string, Tensor>& w, Builder& b) : j_(j), w_(w), b_(b) {}
+  GraphConverter(const json& j, std::map<std::string, Tensor>& w, Builder& b) : j_(j), w_(w), b_(&b) {}
   Status Run();
 
  private:
@@ -167,10 +170,57 @@ class GraphConverter {
   Status DepthToSpace(const NodeView& n);
   Status SpaceToBatchND(const NodeView& n);
   Status Fused(const NodeView& n, bool conv, bool depthwise);
+  // TensorList ops as IR sequences (graph_control_flow.cc).
+  Status TensorListReserve(const NodeView& n);
+  Status TensorListFromTensor(const NodeView& n);
+  Status TensorListGetItem(const NodeView& n);
+  Status TensorListSetItem(const NodeView& n);
+  Status TensorListStack(const NodeView& n);
+  Status TensorListLength(const NodeView& n);
+  Status TensorListPushBack(const NodeView& n);
+  Status TensorListPopBack(const NodeView& n);
+  Status TensorListSplit(const NodeView& n);
+  // TensorArrayV3 ops: the array is the sequence its flow tensor carries (graph_control_flow.cc).
+  Status TensorArrayV3(const NodeView& n);
+  Status TensorArrayReadV3(const NodeView& n);
+  Status TensorArrayWriteV3(const NodeView& n);
+  Status TensorArraySizeV3(const NodeView& n);
+  Status TensorArrayGatherV3(const NodeView& n);
+  Status TensorArrayScatterV3(const NodeView& n);
+  /// A sequence of n placeholders (empty tensors of dt) for a reserved list; n from a constant.
+  Result<int> Reserved(const std::string& n_tensor, DType dt, const std::string& y);
+  /// seq with item `index` replaced by `item` (SequenceErase then SequenceInsert at index).
+  Result<int> SetItem(const std::string& y, const std::string& seq, const std::string& index, const std::string& item);
+  /// The stacked items of sequence seq at run-time `indices` (a Loop over them) / every item.
+  Result<int> Gather(const std::string& y, const std::string& seq, const std::string& indices);
+
+  // ---- TF1 control flow (graph_control_flow.cc) -----------------------------------------------
+  /// One tf.while_loop of a TF1 graph (a frame): its Enter, Merge, Switch, NextIteration, Exit and
+  /// LoopCond nodes, the condition's and the body's nodes, in the order they convert.
+  struct Frame {
+    std::string name;  ///< frame_name
+    struct Var {
+      size_t enter, merge, sw, next;  ///< node indices
+      int exit = -1;                  ///< the Exit reading it, if any
+    };
+    std::vector<Var> vars;             ///< the loop-carried values, in Enter order
+    std::vector<size_t> invariants;    ///< Enters with is_constant (loop invariants)
+    size_t loop_cond = 0;
+    std::vector<size_t> cond_nodes, body_nodes;  ///< topological order
+    std::vector<std::string> external;           ///< tensors the condition and body read from outside
+  };
+  /// Finds every frame (frames_, frame_of_). Errors: a nested loop, a frame whose nodes do not form
+  /// TensorFlow's while-loop pattern, a node outside reading inside other than through an Exit.
+  Status FindFrames();
+  /// One frame as an IR Loop (ONNX Loop-16 with tare.captured): the condition runs once before
+  /// the loop on the initial values and again at the end of each body run on the new ones.
+  Status ConvertLoop(const Frame& f);
+  /// Converts nodes_ [idx...] in that order (the `where` of each message set).
+  Status ConvertAll(const std::vector<size_t>& idx);
   Result<Padding> Pad(const NodeView& n);
   Result<std::vector<int64_t>> Hw(const NodeView& n, const std::string& k, int64_t def);
   Result<Tensor> ConstOf(const NodeView& n);
-  Status Error(const std::string& m) const { return b_.Error(m); }
+  Status Error(const std::string& m) const { return b_->Error(m); }
   /// Data input k (a tensor name). Errors: fewer inputs.
   Result<std::string> In(const NodeView& n, size_t k) const {
     if (k >= n.ins.size()) return Error("expects at least " + std::to_string(k + 1) + " input(s), has " + std::to_string(n.ins.size()));
@@ -181,7 +231,11 @@ class GraphConverter {
 
   const json& j_;
   std::map<std::string, Tensor>& w_;
-  Builder& b_;
+  Builder* b_;  ///< the graph being built (a loop body's or a branch's while one is)
+  std::vector<NodeView> nodes_;            ///< every node of the GraphDef
+  std::map<std::string, size_t> by_name_;  ///< node name -> index in nodes_
+  std::vector<Frame> frames_;
+  std::vector<int> frame_of_;              ///< per node: its frame's index, or -1
   std::map<std::string, Dilation> dilations_;   ///< by convolution node
   std::map<std::string, std::string> s2b_of_;   ///< SpaceToBatchND / BatchToSpaceND node -> its convolution
 };

@@ -133,9 +133,9 @@ Result<Padding> GraphConverter::Pad(const NodeView& n) {
 }
 
 Result<int> GraphConverter::AsI64(const std::string& t, const std::string& nm) {
-  TARE_ASSIGN_OR_RETURN(int v, b_.Plain(t));
-  if (b_.S(t).dtype == DType::kInt64) return v;
-  return b_.Node1("Cast", nm + "/int64", {v}, nm + "/int64", DType::kInt64, {{"to", IntAttr(static_cast<int>(DType::kInt64))}});
+  TARE_ASSIGN_OR_RETURN(int v, b_->Plain(t));
+  if (b_->S(t).dtype == DType::kInt64) return v;
+  return b_->Node1("Cast", nm + "/int64", {v}, nm + "/int64", DType::kInt64, {{"to", IntAttr(static_cast<int>(DType::kInt64))}});
 }
 
 Status GraphConverter::Fused(const NodeView& n, bool conv, bool depthwise) {
@@ -149,13 +149,13 @@ Status GraphConverter::Fused(const NodeView& n, bool conv, bool depthwise) {
   size_t i = 0;
   if (i < ops.size() && ops[i] == "BiasAdd") {
     if (num_args < 1) return Error("BiasAdd without its argument");
-    TARE_ASSIGN_OR_RETURN(Tensor t, b_.ConstFloat(arg(0), "the bias"));
+    TARE_ASSIGN_OR_RETURN(Tensor t, b_->ConstFloat(arg(0), "the bias"));
     bias = t;
     ++i;
   } else if (i < ops.size() && ops[i] == "FusedBatchNorm") {
     if (num_args < 4) return Error("FusedBatchNorm needs 4 arguments");
     for (size_t k = 0; k < 4; ++k) {
-      TARE_ASSIGN_OR_RETURN(Tensor t, b_.ConstFloat(arg(k), "a batch normalization parameter"));
+      TARE_ASSIGN_OR_RETURN(Tensor t, b_->ConstFloat(arg(k), "a batch normalization parameter"));
       bn.push_back(t);
     }
     ++i;
@@ -178,15 +178,15 @@ Status GraphConverter::Fused(const NodeView& n, bool conv, bool depthwise) {
   }
   if (i != ops.size()) return Error("fused ops after the activation are not supported");
   if (!conv) {
-    return b_.MatMul(n.name, n.ins[0], n.ins[1], n.B("transpose_a", false), n.B("transpose_b", false), bias ? &*bias : nullptr, act);
+    return b_->MatMul(n.name, n.ins[0], n.ins[1], n.B("transpose_a", false), n.B("transpose_b", false), bias ? &*bias : nullptr, act);
   }
-  TARE_ASSIGN_OR_RETURN(Tensor w, b_.ConstFloat(n.ins[1], "the filter"));
+  TARE_ASSIGN_OR_RETURN(Tensor w, b_->ConstFloat(n.ins[1], "the filter"));
   TARE_ASSIGN_OR_RETURN(Padding pad, Pad(n));
   TARE_ASSIGN_OR_RETURN(auto strides, Hw(n, "strides", 1));
   TARE_ASSIGN_OR_RETURN(auto dil, Hw(n, "dilations", 1));
-  if (bn.empty()) return b_.Conv(n.name, n.ins[0], w, bias ? &*bias : nullptr, strides, dil, pad, depthwise, act);
-  TARE_RETURN_IF_ERROR(b_.Conv(n.name + "/conv", n.ins[0], w, nullptr, strides, dil, pad, depthwise, Activation()));
-  return b_.BatchNorm(n.name, n.name + "/conv", bn[0], bn[1], bn[2], bn[3], n.F("epsilon", 1e-3f), act);
+  if (bn.empty()) return b_->Conv(n.name, n.ins[0], w, bias ? &*bias : nullptr, strides, dil, pad, depthwise, act);
+  TARE_RETURN_IF_ERROR(b_->Conv(n.name + "/conv", n.ins[0], w, nullptr, strides, dil, pad, depthwise, Activation()));
+  return b_->BatchNorm(n.name, n.name + "/conv", bn[0], bn[1], bn[2], bn[3], n.F("epsilon", 1e-3f), act);
 }
 
 Status GraphConverter::FindDilations(const std::vector<NodeView>& nodes, const std::map<std::string, size_t>& by_name) {
@@ -212,7 +212,7 @@ Status GraphConverter::FindDilations(const std::vector<NodeView>& nodes, const s
     if (r2.size() != 1 || nodes[r2[0]].op != "BatchToSpaceND" || nodes[r2[0]].ins.size() != 3) continue;
     const NodeView& bts = nodes[r2[0]];
     std::vector<int64_t> block, pads, block2, crops;
-    b_.SetWhere("node '" + s.name + "' (SpaceToBatchND)");
+    b_->SetWhere("node '" + s.name + "' (SpaceToBatchND)");
     if (!ints_of(s.ins[1], &block) || !ints_of(s.ins[2], &pads) || !ints_of(bts.ins[1], &block2) || !ints_of(bts.ins[2], &crops))
       return Error("a dilated convolution's block shape, paddings and crops must be constants");
     if (block.size() != 2 || pads.size() != 4 || crops.size() != 4 || block != block2)
@@ -286,6 +286,22 @@ const std::map<std::string, GraphConverter::Translator>& GraphConverter::Table()
       {&GraphConverter::BroadcastTo, {"BroadcastTo"}},
       {&GraphConverter::DepthToSpace, {"DepthToSpace", "SpaceToDepth"}},
       {&GraphConverter::SpaceToBatchND, {"SpaceToBatchND", "BatchToSpaceND"}},
+      {&GraphConverter::TensorListReserve, {"TensorListReserve", "EmptyTensorList"}},
+      {&GraphConverter::TensorListFromTensor, {"TensorListFromTensor"}},
+      {&GraphConverter::TensorListGetItem, {"TensorListGetItem"}},
+      {&GraphConverter::TensorListSetItem, {"TensorListSetItem"}},
+      {&GraphConverter::TensorListStack, {"TensorListStack", "TensorListConcat", "TensorListConcatV2"}},
+      {&GraphConverter::TensorListLength, {"TensorListLength"}},
+      {&GraphConverter::TensorListPushBack, {"TensorListPushBack"}},
+      {&GraphConverter::TensorListPopBack, {"TensorListPopBack"}},
+      {&GraphConverter::TensorListSplit, {"TensorListSplit"}},
+      {&GraphConverter::TensorArrayV3, {"TensorArrayV3"}},
+      {&GraphConverter::TensorArrayReadV3, {"TensorArrayReadV3"}},
+      {&GraphConverter::TensorArrayWriteV3, {"TensorArrayWriteV3"}},
+      {&GraphConverter::TensorArraySizeV3, {"TensorArraySizeV3"}},
+      {&GraphConverter::TensorArrayGatherV3, {"TensorArrayGatherV3"}},
+      {&GraphConverter::TensorArrayScatterV3, {"TensorArrayScatterV3"}},
+      {&GraphConverter::NoOp, {"TensorArrayCloseV3"}},
     };
     for (const auto& [f, ops] : rows)
       for (const std::string& o : ops) t[o] = f;
@@ -303,45 +319,45 @@ Status GraphConverter::Convert(const NodeView& n) {
   } catch (const std::exception& e) {  // an attribute of the wrong JSON type
     return Error(std::string("malformed attribute: ") + e.what());
   }
-  if (!st.ok() && st.message().rfind(b_.file(), 0) != 0) return Error(st.message());
+  if (!st.ok() && st.message().rfind(b_->file(), 0) != 0) return Error(st.message());
   return st;
 }
 
 Status GraphConverter::Run() {
   const json& topo = j_["modelTopology"];
-  if (!topo.contains("node") || !topo["node"].is_array()) return Status::Error(b_.file() + ": modelTopology has no node list");
-  std::vector<NodeView> nodes;
-  std::map<std::string, size_t> by_name;
+  if (!topo.contains("node") || !topo["node"].is_array()) return Status::Error(b_->file() + ": modelTopology has no node list");
+  std::vector<NodeView>& nodes = nodes_;
+  std::map<std::string, size_t>& by_name = by_name_;
   for (const json& nj : topo["node"]) {
     if (!nj.is_object() || !nj.contains("name") || !nj["name"].is_string() || !nj.contains("op") || !nj["op"].is_string())
-      return Status::Error(b_.file() + ": a node without a name or op");
+      return Status::Error(b_->file() + ": a node without a name or op");
     NodeView v{&nj, nj["name"].get<std::string>(), nj["op"].get<std::string>(), {}};
     if (nj.contains("input")) {
-      if (!nj["input"].is_array()) return Status::Error(b_.file() + ": node '" + v.name + "': 'input' is not a list");
+      if (!nj["input"].is_array()) return Status::Error(b_->file() + ": node '" + v.name + "': 'input' is not a list");
       for (const json& in : nj["input"]) {
-        if (!in.is_string()) return Status::Error(b_.file() + ": node '" + v.name + "': an input is not a string");
+        if (!in.is_string()) return Status::Error(b_->file() + ": node '" + v.name + "': an input is not a string");
         const std::string r = TensorRef(in.get<std::string>());
         if (!r.empty()) v.ins.push_back(r);
       }
     }
-    if (by_name.count(v.name)) return Status::Error(b_.file() + ": two nodes are named '" + v.name + "'");
+    if (by_name.count(v.name)) return Status::Error(b_->file() + ": two nodes are named '" + v.name + "'");
     by_name[v.name] = nodes.size();
     nodes.push_back(std::move(v));
   }
   if (topo.contains("library") && topo["library"].is_object() && topo["library"].contains("function") &&
       topo["library"]["function"].is_array() && !topo["library"]["function"].empty())
-    return Status::Error(StatusCode::kUnsupported, b_.file() + ": graph functions (TF2 control flow: If, While, StatefulPartitionedCall bodies) are not supported");
+    return Status::Error(StatusCode::kUnsupported, b_->file() + ": graph functions (TF2 control flow: If, While, StatefulPartitionedCall bodies) are not supported");
   // Every unsupported op, in one message.
   std::string unsupported;
   int n_unsupported = 0;
   for (const NodeView& n : nodes)
-    if (!Table().count(n.op) && n.op != "Placeholder") {
+    if (!Table().count(n.op) && n.op != "Placeholder" && !IsControlFlowOp(n.op)) {
       ++n_unsupported;
       auto clip = [](const std::string& t) { return t.size() <= 120 ? t : t.substr(0, 117) + "..."; };
       if (n_unsupported <= 50) unsupported += (unsupported.empty() ? "" : "; ") + std::string("node '") + clip(n.name) + "' (" + clip(n.op) + ")";
     }
   if (n_unsupported)
-    return Status::Error(StatusCode::kUnsupported, b_.file() + ": " + std::to_string(n_unsupported) + " unsupported op(s): " + unsupported +
+    return Status::Error(StatusCode::kUnsupported, b_->file() + ": " + std::to_string(n_unsupported) + " unsupported op(s): " + unsupported +
                                                        (n_unsupported > 50 ? "; ..." : ""));
   // Signature (inputs' shapes, outputs).
   const json* sig = nullptr;
@@ -365,42 +381,55 @@ Status GraphConverter::Run() {
       if (!read.count(n.name) && n.op != "Const" && n.op != "NoOp" && n.op != "Placeholder") outputs.push_back(n.name);
     export_names = outputs;
   }
-  if (outputs.empty()) return Status::Error(b_.file() + ": the graph has no outputs");
+  if (outputs.empty()) return Status::Error(b_->file() + ": the graph has no outputs");
+  for (const std::string& o : outputs)
+    if (!by_name.count(NodeOf(o))) return Status::Error(b_->file() + ": output '" + o + "' names no node");
+  // Topological order over data inputs (GraphDef does not promise one); a cycle is an error. A
+  // while loop's frame (its nodes: a cycle through NextIteration) is one unit, converted as one Loop.
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const std::string& in : nodes[i].ins)
+      if (!by_name.count(NodeOf(in))) return Status::Error(b_->file() + ": node '" + nodes[i].name + "' reads '" + in + "', which no node writes");
+  TARE_RETURN_IF_ERROR(FindFrames());
   for (const std::string& o : outputs) {
-    if (!by_name.count(NodeOf(o))) return Status::Error(b_.file() + ": output '" + o + "' names no node");
-    b_.MarkOutput(o);
+    const size_t i = by_name[NodeOf(o)];
+    if (frame_of_[i] >= 0 && nodes[i].op != "Exit")
+      return Status::Error(b_->file() + ": output '" + o + "' is inside while loop '" + frames_[static_cast<size_t>(frame_of_[i])].name +
+                           "' (a value leaves a loop only through an Exit)");
+    b_->MarkOutput(o);
   }
-  // Topological order over data inputs (GraphDef does not promise one); a cycle is an error.
-  std::vector<int> pending(nodes.size(), 0);
-  std::vector<std::vector<size_t>> readers(nodes.size());
+  const size_t n_units = nodes.size() + frames_.size();
+  auto unit = [&](size_t i) { return frame_of_[i] >= 0 ? nodes.size() + static_cast<size_t>(frame_of_[i]) : i; };
+  std::vector<int> pending(n_units, 0);
+  std::vector<std::vector<size_t>> readers(n_units);
   for (size_t i = 0; i < nodes.size(); ++i)
     for (const std::string& in : nodes[i].ins) {
-      auto it = by_name.find(NodeOf(in));
-      if (it == by_name.end()) return Status::Error(b_.file() + ": node '" + nodes[i].name + "' reads '" + in + "', which no node writes");
-      ++pending[i];
-      readers[it->second].push_back(i);
+      const size_t src = unit(by_name[NodeOf(in)]), dst = unit(i);
+      if (src == dst) continue;
+      ++pending[dst];
+      readers[src].push_back(dst);
     }
   std::deque<size_t> ready;
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (!pending[i]) ready.push_back(i);
+  for (size_t u = 0; u < n_units; ++u)
+    if (!pending[u] && (u >= nodes.size() || frame_of_[u] < 0)) ready.push_back(u);
   std::vector<size_t> order;
   while (!ready.empty()) {
-    const size_t i = ready.front();
+    const size_t u = ready.front();
     ready.pop_front();
-    order.push_back(i);
-    for (size_t r : readers[i])
+    order.push_back(u);
+    for (size_t r : readers[u])
       if (--pending[r] == 0) ready.push_back(r);
   }
-  if (order.size() != nodes.size()) {
+  if (order.size() != n_units - (nodes.size() - std::count(frame_of_.begin(), frame_of_.end(), -1))) {
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (pending[i]) return Status::Error(b_.file() + ": the graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op + ")");
+      if (pending[unit(i)]) return Status::Error(b_->file() + ": the graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op + ")");
   }
   TARE_RETURN_IF_ERROR(FindDilations(nodes, by_name));
   // Inputs.
   for (size_t i : order) {
+    if (i >= nodes.size()) continue;
     const NodeView& n = nodes[i];
     if (n.op != "Placeholder") continue;
-    b_.SetWhere("node '" + n.name + "' (Placeholder)");
+    b_->SetWhere("node '" + n.name + "' (Placeholder)");
     TARE_ASSIGN_OR_RETURN(DType dt, TfType(n.Type("dtype").empty() ? "DT_FLOAT" : n.Type("dtype")));
     Shape shape;
     bool known = false;
@@ -432,25 +461,27 @@ Status GraphConverter::Run() {
         }
       }
     if (!known) return Error("an input of unknown rank is not supported");
-    b_.AddInput(n.name, dt, shape);
+    b_->AddInput(n.name, dt, shape);
   }
   for (size_t i : order) {
-    const NodeView& n = nodes[i];
-    if (n.op == "Placeholder") continue;
-    b_.SetWhere("node '" + n.name + "' (" + n.op + ")");
-    TARE_RETURN_IF_ERROR(Convert(n));
+    if (i >= nodes.size()) {
+      TARE_RETURN_IF_ERROR(ConvertLoop(frames_[i - nodes.size()]));
+      continue;
+    }
+    if (nodes[i].op == "Placeholder") continue;
+    TARE_RETURN_IF_ERROR(ConvertAll({i}));
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string& o = outputs[k];
     const std::string& en = export_names[k];
-    b_.SetWhere("output '" + en + "'");
-    if (!b_.Known(o)) return Error("no node writes '" + o + "'");
-    TARE_ASSIGN_OR_RETURN(int v, b_.Plain(o));
-    Graph& g = *b_.graph();
+    b_->SetWhere("output '" + en + "'");
+    if (!b_->Known(o)) return Error("no node writes '" + o + "'");
+    TARE_ASSIGN_OR_RETURN(int v, b_->Plain(o));
+    Graph& g = *b_->graph();
     // An output has the name TF.js gives it (an alias, e.g. Identity, gets a node of its own).
     if (g.values[static_cast<size_t>(v)].name != en || g.values[static_cast<size_t>(v)].is_constant ||
         std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end() || std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end())
-      v = b_.Node1("Identity", en, {v}, en, b_.S(o).dtype);
+      v = b_->Node1("Identity", en, {v}, en, b_->S(o).dtype);
     g.outputs.push_back(v);
   }
   return Status::Ok();

@@ -116,9 +116,9 @@ TEST_CASE("tfjs: malformed model.json and graphs") {
   const float w[4] = {1, 2, 3, 4};
   const std::string spec = R"({"name": "w", "shape": [4], "dtype": "float32"})";
   // Two unsupported ops, both named, with the file.
-  std::string e = Error(GraphJson(spec, R"(, {"name": "u1", "op": "FooBar", "input": ["y"]}, {"name": "u2", "op": "Enter", "input": ["u1"]})"),
+  std::string e = Error(GraphJson(spec, R"(, {"name": "u1", "op": "FooBar", "input": ["y"]}, {"name": "u2", "op": "TensorListScatter", "input": ["u1"]})"),
                         {{"w.bin", Bytes(w, 16)}});
-  CHECK(e.find("model.json: 2 unsupported op(s): node 'u1' (FooBar); node 'u2' (Enter)") != std::string::npos);
+  CHECK(e.find("model.json: 2 unsupported op(s): node 'u1' (FooBar); node 'u2' (TensorListScatter)") != std::string::npos);
   // A cycle, a missing input, an attribute of the wrong JSON type.
   e = Error(GraphJson(spec, R"(, {"name": "a", "op": "Relu", "input": ["b"]}, {"name": "b", "op": "Relu", "input": ["a"]})"), {{"w.bin", Bytes(w, 16)}});
   CHECK(e.find("cycle through node") != std::string::npos);
@@ -127,6 +127,31 @@ TEST_CASE("tfjs: malformed model.json and graphs") {
   e = Error(GraphJson(spec, R"(, {"name": "p", "op": "MaxPool", "input": ["y"], "attr": {"ksize": {"list": {"i": ["1", "2"]}}}})"),
             {{"w.bin", Bytes(w, 16)}});
   CHECK(e.find("node 'p' (MaxPool)") != std::string::npos);
+}
+
+TEST_CASE("tfjs: TF1 control flow that does not form a while loop is refused, naming the node") {
+  const float w[4] = {1, 2, 3, 4};
+  const std::string spec = R"({"name": "w", "shape": [4], "dtype": "float32"})";
+  const Shards sh = {{"w.bin", Bytes(w, 16)}};
+  const std::string frame = R"("attr": {"frame_name": {"s": "bG9vcA=="}})";  // "loop"
+  // tf.cond's Switch / Merge outside any frame.
+  std::string e = Error(GraphJson(spec, R"(, {"name": "p", "op": "Less", "input": ["x", "y"]}, {"name": "s", "op": "Switch", "input": ["y", "p"]},
+      {"name": "m", "op": "Merge", "input": ["s", "s:1"]})"), sh);
+  CHECK(e.find("node 's' (Switch): Switch outside a while loop (TF1 tf.cond: Switch/Merge) is not supported") != std::string::npos);
+  // An Enter without its frame; a loop variable whose Merge has no NextIteration; no LoopCond.
+  e = Error(GraphJson(spec, R"(, {"name": "e", "op": "Enter", "input": ["y"]})"), sh);
+  CHECK(e.find("node 'e' (Enter): an Enter without a frame_name") != std::string::npos);
+  e = Error(GraphJson(spec, R"(, {"name": "e", "op": "Enter", "input": ["y"], )" + frame + R"(}, {"name": "m", "op": "Merge", "input": ["e", "y"]},
+      {"name": "c", "op": "Less", "input": ["m", "m"]}, {"name": "lc", "op": "LoopCond", "input": ["c"]})"), sh);
+  CHECK(e.find("node 'm' (Merge): a loop Merge must read its Enter and a NextIteration") != std::string::npos);
+  e = Error(GraphJson(spec, R"(, {"name": "e", "op": "Enter", "input": ["y"], )" + frame + R"(}, {"name": "m", "op": "Merge", "input": ["e", "e"]})"), sh);
+  CHECK(e.find("while loop 'loop' has no LoopCond") != std::string::npos);
+  // An output read from inside the loop other than through an Exit.
+  e = Error(GraphJson(spec, R"(, {"name": "e", "op": "Enter", "input": ["y"], )" + frame + R"(}, {"name": "m", "op": "Merge", "input": ["e", "n"]},
+      {"name": "c", "op": "Less", "input": ["m", "m"]}, {"name": "lc", "op": "LoopCond", "input": ["c"]}, {"name": "s", "op": "Switch", "input": ["m", "lc"]},
+      {"name": "b", "op": "Relu", "input": ["s:1"]}, {"name": "n", "op": "NextIteration", "input": ["b"]}, {"name": "x2", "op": "Exit", "input": ["s"]},
+      {"name": "out", "op": "Relu", "input": ["b"]})"), sh);
+  CHECK(e.find("output 'out' is inside while loop 'loop' (a value leaves a loop only through an Exit)") != std::string::npos);
 }
 
 TEST_CASE("tfjs: layers models: unsupported layers all named; a missing weight") {
