@@ -134,7 +134,7 @@ set(tfjs_fixture_backends ${tfjs_backends})
 if(TARE_WITH_ONEDNN)
   list(APPEND tfjs_fixture_backends onednn)
 endif()
-foreach(fixture layers_functional layers_sequential layers_text graph_conv graph_dilated graph_detect graph_math graph_shape)
+foreach(fixture layers_functional layers_sequential layers_text graph_conv graph_dilated graph_detect graph_math graph_shape graph_loop)
   set(dir ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/fixtures/${fixture})
   add_test(NAME model.tfjs.${fixture}
     COMMAND ${TARE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/models/tfjs/check.py ${TARE_EXE} ${dir}/model.json ${dir} ${tfjs_fixture_backends})

@@ -30,6 +30,11 @@
 //   graph_shape        Reshape, Squeeze, ExpandDims, Transpose, Tile, Pack, Unpack, Split, SplitV,
 //                      Slice, StridedSlice (masks), GatherV2, GatherNd, Shape, Fill, ZerosLike, Range,
 //                      MirrorPad SYMMETRIC, BroadcastTo, Where (one input).
+//   graph_loop         TF1 while loops (Enter, Merge, Switch, NextIteration, Exit, LoopCond) with a
+//                      loop invariant computed at run time; TensorListFromTensor / GetItem /
+//                      Reserve / SetItem / Stack / Length; TensorArrayV3 / ScatterV3 / ReadV3 /
+//                      WriteV3 / GatherV3 / SizeV3; StridedSlice new_axis and ellipsis; Slice and
+//                      Pad with run-time begin, size and paddings.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -390,6 +395,78 @@ function graphShape() {
   return { ...g.model(ops), inputs: [{ name: 'x', shape: [2, 6, 4], dtype: 'float32' }, { name: 'idx', shape: [3], dtype: 'int32', values: [3, 0, 5] }], outputs: ops };
 }
 
+// tf.while_loop as TF 1.x writes it: per loop variable Enter -> Merge <- NextIteration, Switch on
+// the LoopCond, Exit from the Switch's output 0; body(vars as Switch:1 names) -> new values.
+function whileLoop(g, name, inits, invariants, cond, body) {
+  const frame = { frame_name: A.s(name), is_constant: A.b(false) };
+  const inv = invariants.map((t, k) => g.node(`${name}/inv_${k}`, 'Enter', [t], { frame_name: A.s(name), is_constant: A.b(true) }));
+  const merges = inits.map((t, k) => `${name}/merge_${k}`);
+  inits.forEach((t, k) => g.node(`${name}/enter_${k}`, 'Enter', [t], frame));
+  inits.forEach((t, k) => g.node(merges[k], 'Merge', [`${name}/enter_${k}`, `${name}/next_${k}`]));
+  const lc = g.node(`${name}/loop_cond`, 'LoopCond', [cond(merges, inv)]);
+  const sw = inits.map((t, k) => g.node(`${name}/switch_${k}`, 'Switch', [merges[k], lc]));
+  const outs = body(sw.map((s) => `${s}:1`), inv);
+  outs.forEach((t, k) => g.node(`${name}/next_${k}`, 'NextIteration', [t]));
+  return sw.map((s, k) => g.node(`${name}/exit_${k}`, 'Exit', [s]));
+}
+
+function graphLoop() {
+  const g = new GraphBuilder();
+  const x = g.placeholder('x', [3, 4]);
+  const i32 = (n, v) => g.const(n, [], [v], 'int32');
+  const f32s = (n, v) => g.const(n, [], [v]);
+  const ops = [];
+  // Loop 1: acc_i = acc_{i-1} * scale + x[i] * (i + 1), written to a reserved list; scale (an
+  // invariant) is computed from x at run time.
+  const scale = g.node('scale', 'Mean', [g.node('absx', 'Abs', [x]), g.const('all_axes', [2], [0, 1], 'int32')], { keep_dims: A.b(false) });
+  const rows = g.node('rows', 'TensorListFromTensor', [x, g.const('row_shape', [1], [4], 'int32')], { element_dtype: A.type('DT_FLOAT'), shape_type: A.type('DT_INT32') });
+  const out = g.node('out_list', 'TensorListReserve', [g.const('row_shape2', [1], [4], 'int32'), i32('three', 3)], { element_dtype: A.type('DT_FLOAT'), shape_type: A.type('DT_INT32') });
+  const acc0 = g.node('acc0', 'ZerosLike', [g.node('row0', 'Slice', [x, g.const('r0b', [2], [0, 0], 'int32'), g.const('r0s', [2], [1, -1], 'int32')])]);
+  const acc0v = g.node('acc0v', 'Squeeze', [acc0], { squeeze_dims: A.ints([0]) });
+  const ex1 = whileLoop(g, 'loop1', [i32('i0', 0), acc0v, rows, out], [scale, i32('n', 3)],
+    ([i], [, n]) => g.node('loop1/less', 'Less', [i, n]),
+    ([i, acc, rl, ol], [sc]) => {
+      const row = g.node('loop1/row', 'TensorListGetItem', [rl, i, g.const('loop1/es', [1], [4], 'int32')], { element_dtype: A.type('DT_FLOAT') });
+      const i1 = g.node('loop1/i1', 'AddV2', [i, i32('loop1/one', 1)]);
+      const w = g.node('loop1/w', 'Cast', [i1], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') });
+      const acc2 = g.node('loop1/acc2', 'AddV2', [g.node('loop1/decay', 'Mul', [acc, sc]), g.node('loop1/wrow', 'Mul', [row, w])]);
+      const ol2 = g.node('loop1/set', 'TensorListSetItem', [ol, i, acc2], { element_dtype: A.type('DT_FLOAT') });
+      return [i1, acc2, rl, ol2];
+    });
+  ops.push(g.node('stacked', 'TensorListStack', [ex1[3], g.const('row_shape3', [1], [4], 'int32')], { element_dtype: A.type('DT_FLOAT'), num_elements: A.i(3) }));
+  ops.push(g.node('final_acc', 'Identity', [ex1[1]]));
+  ops.push(g.node('list_len', 'Cast', [g.node('len', 'TensorListLength', [ex1[3]])], { SrcT: A.type('DT_INT32'), DstT: A.type('DT_FLOAT') }));
+  // Loop 2: a TensorArray scattered from x in reversed row order, read in the loop, squared and
+  // written to a second TensorArray, gathered after.
+  const ta = g.node('ta', 'TensorArrayV3', [i32('ta_size', 3)], { dtype: A.type('DT_FLOAT'), element_shape: A.shape([4]), dynamic_size: A.b(false), clear_after_read: A.b(false), identical_element_shapes: A.b(true) });
+  const flow = g.node('ta_scatter', 'TensorArrayScatterV3', [ta, g.const('rev', [3], [2, 1, 0], 'int32'), x, 'ta:1'], { T: A.type('DT_FLOAT') });
+  const tb = g.node('tb', 'TensorArrayV3', [i32('tb_size', 3)], { dtype: A.type('DT_FLOAT'), element_shape: A.shape([4]), dynamic_size: A.b(false), clear_after_read: A.b(false), identical_element_shapes: A.b(true) });
+  const ex2 = whileLoop(g, 'loop2', [i32('j0', 0), 'tb:1'], [ta, flow, tb, g.node('ta_n', 'TensorArraySizeV3', [ta, flow])],
+    ([j], [, , , n]) => g.node('loop2/less', 'Less', [j, n]),
+    ([j, fb], [h, fa, hb]) => {
+      const r = g.node('loop2/read', 'TensorArrayReadV3', [h, j, fa], { dtype: A.type('DT_FLOAT') });
+      const sq = g.node('loop2/sq', 'Square', [r]);
+      const fb2 = g.node('loop2/write', 'TensorArrayWriteV3', [hb, j, sq, fb], { T: A.type('DT_FLOAT') });
+      return [g.node('loop2/j1', 'AddV2', [j, i32('loop2/one', 1)]), fb2];
+    });
+  ops.push(g.node('gathered', 'TensorArrayGatherV3', [tb, g.const('order', [3], [1, 2, 0], 'int32'), ex2[1]], { dtype: A.type('DT_FLOAT'), element_shape: A.shape([4]) }));
+  // StridedSlice with a new axis and an ellipsis: x[None, ..., 1:3].
+  ops.push(g.node('ss_new', 'StridedSlice', [x, g.const('ssb', [3], [0, 0, 1], 'int32'), g.const('sse', [3], [0, 0, 3], 'int32'), g.const('sss', [3], [1, 1, 1], 'int32')],
+    { begin_mask: A.i(0), end_mask: A.i(0), ellipsis_mask: A.i(2), new_axis_mask: A.i(1), shrink_axis_mask: A.i(0), Index: A.type('DT_INT32') }));
+  // Slice and Pad with run-time begin, size and paddings (from x's shape).
+  const shp = g.node('shp', 'Shape', [x], { out_type: A.type('DT_INT32') });
+  const one = g.node('shp_1', 'StridedSlice', [shp, g.const('s1b', [1], [1], 'int32'), g.const('s1e', [1], [2], 'int32'), g.const('s1s', [1], [1], 'int32')],
+    { begin_mask: A.i(0), end_mask: A.i(0), ellipsis_mask: A.i(0), new_axis_mask: A.i(0), shrink_axis_mask: A.i(1), Index: A.type('DT_INT32') });
+  const half = g.node('half', 'FloorDiv', [one, i32('two', 2)]);
+  const begin = g.node('rt_begin', 'Pack', [i32('zero', 0), half], { axis: A.i(0) });
+  const size = g.node('rt_size', 'Pack', [i32('minus1', -1), half], { axis: A.i(0) });
+  const sl = g.node('rt_slice', 'Slice', [x, begin, size], { Index: A.type('DT_INT32') });
+  ops.push(sl);
+  const pads = g.node('rt_pads', 'Pack', [g.node('pr0', 'Pack', [i32('p00', 1), i32('p01', 0)], { axis: A.i(0) }), g.node('pr1', 'Pack', [half, i32('p11', 1)], { axis: A.i(0) })], { axis: A.i(0) });
+  ops.push(g.node('rt_pad', 'PadV2', [sl, pads, f32s('pad_value', -0.5)]));
+  return { ...g.model(ops), inputs: [{ name: 'x', shape: [3, 4], dtype: 'float32' }], outputs: ops };
+}
+
 async function runGraph(tf, m, dir) {
   const io = { load: async () => ({ modelTopology: m.json.modelTopology, weightSpecs: m.json.weightsManifest[0].weights,
                                       weightData: m.shard.buffer.slice(m.shard.byteOffset, m.shard.byteOffset + m.shard.byteLength), format: 'graph-model' }) };
@@ -454,6 +531,7 @@ async function main() {
     ['graph_detect', graphDetect(), null],
     ['graph_math', graphMath(), null],
     ['graph_shape', graphShape(), null],
+    ['graph_loop', graphLoop(), null],
   ];
   for (const [name, m, shapes, gen] of fixtures) {
     const dir = path.join(OUT, name);
