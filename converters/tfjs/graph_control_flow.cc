@@ -230,9 +230,236 @@ Status GraphConverter::FindFrames() {
           return Status::Error(where(r) + ": reads '" + nodes_[i].name + "' inside while loop '" + fname + "' other than through an Exit");
     frames_.push_back(std::move(f));
   }
+  TARE_RETURN_IF_ERROR(FindConds());
   for (size_t i = 0; i < n; ++i)
-    if (frame_of_[i] < 0 && ControlFlowOps().count(nodes_[i].op))
-      return Status::Error(StatusCode::kUnsupported, where(i) + ": " + nodes_[i].op + " outside a while loop (TF1 tf.cond: Switch/Merge) is not supported");
+    if (frame_of_[i] < 0 && cond_of_[i] < 0 && ControlFlowOps().count(nodes_[i].op))
+      return Status::Error(StatusCode::kUnsupported, where(i) + ": " + nodes_[i].op + " outside a while loop and not part of a tf.cond");
+  return Status::Ok();
+}
+
+Status GraphConverter::FindConds() {
+  const size_t n = nodes_.size();
+  cond_of_.assign(n, -1);
+  const std::string& file = b_->file();
+  auto where = [&](size_t i) { return file + ": node '" + nodes_[i].name + "' (" + nodes_[i].op + ")"; };
+  auto src = [&](const std::string& ref) { return by_name_.at(NodeOf(ref)); };
+  // Each node's branch context: (predicate, side) from the Switches it depends on, up to a Merge.
+  std::vector<std::pair<std::string, int>> ctx(n, {"", -1});
+  std::vector<std::vector<std::pair<size_t, int>>> readers(n);  // (reader, the output it reads; -1 control)
+  for (size_t i = 0; i < n; ++i) {
+    if (frame_of_[i] >= 0) continue;
+    for (const std::string& in : nodes_[i].ins) readers[src(in)].push_back({i, OutputIndex(in)});
+    for (const std::string& c : ControlInputs(nodes_[i])) {
+      auto it = by_name_.find(c);
+      if (it != by_name_.end()) readers[it->second].push_back({i, -1});
+    }
+  }
+  std::deque<size_t> todo;
+  for (size_t i = 0; i < n; ++i)
+    if (frame_of_[i] < 0 && IsOp(nodes_[i], "Switch")) {
+      if (nodes_[i].ins.size() != 2) return Status::Error(where(i) + ": expects inputs (data, pred)");
+      todo.push_back(i);
+    }
+  const std::vector<size_t> switches(todo.begin(), todo.end());
+  while (!todo.empty()) {
+    const size_t i = todo.front();
+    todo.pop_front();
+    const bool sw = IsOp(nodes_[i], "Switch");
+    for (const auto& [r, k] : readers[i]) {
+      if (IsOp(nodes_[r], "Merge")) continue;
+      if (IsOp(nodes_[r], "Switch"))
+        return Status::Error(StatusCode::kUnsupported, where(r) + ": a tf.cond inside a tf.cond is not supported");
+      std::pair<std::string, int> c = sw ? std::make_pair(nodes_[i].ins[1], k < 0 ? -2 : k) : ctx[i];
+      if (c.second == -2) continue;  // a control edge from a Switch itself
+      if (c.second < 0 || c.second > 1) return Status::Error(where(r) + ": reads a Switch's output " + std::to_string(k));
+      if (ctx[r].second >= 0 && ctx[r] != c)
+        return Status::Error(StatusCode::kUnsupported, where(r) + ": reads both branches of a tf.cond (or two conds) other than through a Merge");
+      if (ctx[r].second < 0) {
+        ctx[r] = c;
+        todo.push_back(r);
+      }
+    }
+  }
+  // Merges, grouped by predicate.
+  std::map<std::string, size_t> by_pred;
+  for (size_t m = 0; m < n; ++m) {
+    if (frame_of_[m] >= 0 || !IsOp(nodes_[m], "Merge")) continue;
+    const NodeView& mv = nodes_[m];
+    if (mv.ins.size() != 2) return Status::Error(where(m) + ": a tf.cond Merge must have two inputs");
+    std::pair<std::string, int> side[2];
+    for (size_t k = 0; k < 2; ++k) {
+      const size_t a = src(mv.ins[k]);
+      side[k] = IsOp(nodes_[a], "Switch") ? std::make_pair(nodes_[a].ins[1], OutputIndex(mv.ins[k])) : ctx[a];
+    }
+    if (side[0].second < 0 || side[1].second < 0 || side[0].first != side[1].first || side[0].second == side[1].second)
+      return Status::Error(StatusCode::kUnsupported, where(m) + ": a Merge that does not join the two branches of one tf.cond");
+    auto it = by_pred.find(side[0].first);
+    if (it == by_pred.end()) {
+      it = by_pred.emplace(side[0].first, conds_.size()).first;
+      conds_.push_back(Cond());
+      conds_.back().pred = side[0].first;
+    }
+    conds_[it->second].merges.push_back(m);
+  }
+  for (size_t ci = 0; ci < conds_.size(); ++ci) {
+    Cond& c = conds_[ci];
+    for (size_t s : switches)
+      if (nodes_[s].ins[1] == c.pred) {
+        c.switches.push_back(s);
+        cond_of_[s] = static_cast<int>(ci);
+      }
+    for (size_t m : c.merges) cond_of_[m] = static_cast<int>(ci);
+    for (int side = 0; side < 2; ++side) {
+      // The nodes each side's Merge inputs need, in topological order.
+      std::set<size_t> seen;
+      std::vector<size_t> stack;
+      for (size_t m : c.merges)
+        for (const std::string& in : nodes_[m].ins) {
+          const size_t a = src(in);
+          if (ctx[a] == std::make_pair(c.pred, side)) stack.push_back(a);
+        }
+      while (!stack.empty()) {
+        const size_t i = stack.back();
+        stack.pop_back();
+        if (seen.count(i) || ctx[i] != std::make_pair(c.pred, side)) continue;
+        seen.insert(i);
+        for (const std::string& in : nodes_[i].ins) stack.push_back(src(in));
+      }
+      std::map<size_t, int> pend;
+      std::map<size_t, std::vector<size_t>> rd;
+      for (size_t i : seen) {
+        pend[i];
+        for (const std::string& in : nodes_[i].ins)
+          if (seen.count(src(in))) {
+            ++pend[i];
+            rd[src(in)].push_back(i);
+          }
+      }
+      std::deque<size_t> ready;
+      for (const auto& [i, p] : pend)
+        if (!p) ready.push_back(i);
+      while (!ready.empty()) {
+        const size_t i = ready.front();
+        ready.pop_front();
+        c.branch[side].push_back(i);
+        cond_of_[i] = static_cast<int>(ci);
+        for (size_t r : rd[i])
+          if (--pend[r] == 0) ready.push_back(r);
+      }
+    }
+    // The branches' other nodes (pivots, constants under their control) belong to it too, unconverted.
+    for (size_t i = 0; i < n; ++i)
+      if (ctx[i].second >= 0 && ctx[i].first == c.pred && cond_of_[i] < 0) cond_of_[i] = static_cast<int>(ci);
+    // What the branches read from outside: a Switch's data input, or any outer tensor.
+    std::set<std::string> ext;
+    auto add = [&](const std::string& t) {
+      if (ext.insert(t).second) c.external.push_back(t);
+    };
+    for (int side = 0; side < 2; ++side)
+      for (size_t i : c.branch[side])
+        for (const std::string& in : nodes_[i].ins) {
+          const size_t a = src(in);
+          if (IsOp(nodes_[a], "Switch")) add(nodes_[a].ins[0]);
+          else if (cond_of_[a] != static_cast<int>(ci)) add(in);
+        }
+    for (size_t m : c.merges)
+      for (const std::string& in : nodes_[m].ins)
+        if (IsOp(nodes_[src(in)], "Switch")) add(nodes_[src(in)].ins[0]);
+  }
+  // A node outside reading a branch's node (not through a Merge) reads a value that may not exist.
+  for (size_t i = 0; i < n; ++i)
+    if (cond_of_[i] < 0 && frame_of_[i] < 0 && !IsOp(nodes_[i], "Merge"))
+      for (const std::string& in : nodes_[i].ins) {
+        const size_t a = src(in);
+        if (cond_of_[a] >= 0 && !IsOp(nodes_[a], "Merge"))
+          return Status::Error(StatusCode::kUnsupported, where(i) + ": reads '" + nodes_[a].name + "' inside a tf.cond branch other than through a Merge");
+      }
+  return Status::Ok();
+}
+
+Status GraphConverter::ConvertCond(const Cond& c) {
+  Builder* outer = b_;
+  const std::string where = "tf.cond on '" + c.pred + "'";
+  outer->SetWhere(where);
+  TARE_ASSIGN_OR_RETURN(const int pred, outer->Plain(c.pred));
+  std::vector<int> captured;
+  std::vector<std::string> cap_names;
+  for (const std::string& t : c.external)
+    if (!outer->IsConst(t)) {
+      TARE_ASSIGN_OR_RETURN(int v, outer->Plain(t));
+      captured.push_back(v);
+      cap_names.push_back(t);
+    }
+  struct Restore {
+    GraphConverter* c;
+    Builder* b;
+    ~Restore() { c->b_ = b; }
+  } restore{this, outer};
+  std::shared_ptr<Graph> branch[2];
+  std::vector<Builder::TState> out_state;
+  for (int side = 1; side >= 0; --side) {
+    branch[side] = std::make_shared<Graph>();
+    Builder bb(branch[side].get(), outer->file());
+    for (const std::string& t : c.external)
+      if (outer->IsConst(t)) bb.SetConst(t, outer->Data(t));
+    for (const std::string& t : cap_names) bb.AddFormalInput(t, outer->S(t));
+    for (size_t s : c.switches) {
+      const std::string ref = side ? nodes_[s].name + ":1" : nodes_[s].name;
+      bb.SetWhere(where);
+      if (bb.Known(nodes_[s].ins[0])) TARE_RETURN_IF_ERROR(bb.Alias(ref, nodes_[s].ins[0]));  // else no branch reads it (a pivot)
+    }
+    b_ = &bb;
+    TARE_RETURN_IF_ERROR(ConvertAll(c.branch[side]));
+    b_ = outer;
+    bb.SetWhere(where);
+    for (size_t mi = 0; mi < c.merges.size(); ++mi) {
+      const NodeView& m = nodes_[c.merges[mi]];
+      std::string t;
+      for (const std::string& in : m.ins) {
+        const size_t a = by_name_.at(NodeOf(in));
+        const bool from_switch = IsOp(nodes_[a], "Switch");
+        if ((from_switch && OutputIndex(in) == side) ||
+            (!from_switch && std::find(c.branch[side].begin(), c.branch[side].end(), a) != c.branch[side].end()))
+          t = from_switch ? (side ? nodes_[a].name + ":1" : nodes_[a].name) : in;
+      }
+      if (t.empty()) return bb.Error("Merge '" + m.name + "' has no input from this branch");
+      TARE_ASSIGN_OR_RETURN(int v, bb.Plain(t));
+      Graph& g = *branch[side];
+      const Value& val = g.values[static_cast<size_t>(v)];
+      if (val.is_constant || std::find(g.inputs.begin(), g.inputs.end(), v) != g.inputs.end() ||
+          std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) {
+        const ValueKind kind = val.kind;
+        const DType dt = val.dtype;
+        v = bb.Node1("Identity", m.name + "/out", {v}, m.name + "/out", dt);
+        g.values[static_cast<size_t>(v)].kind = kind;
+      }
+      g.outputs.push_back(v);
+      if (side == 1) out_state.push_back(bb.S(t));
+      else if (out_state[mi].dtype != bb.S(t).dtype || out_state[mi].kind != bb.S(t).kind)
+        return bb.Error("the branches of Merge '" + m.name + "' differ in type");
+      else if (out_state[mi].rank != bb.S(t).rank) out_state[mi].rank = -1;
+    }
+  }
+  std::vector<int> ins = {pred};
+  ins.insert(ins.end(), captured.begin(), captured.end());
+  std::vector<int> outv;
+  for (size_t mi = 0; mi < c.merges.size(); ++mi) {
+    const int v = outer->NewValue(nodes_[c.merges[mi]].name, out_state[mi].dtype);
+    outer->graph()->values[static_cast<size_t>(v)].kind = out_state[mi].kind;
+    outv.push_back(v);
+  }
+  Attr then_g, else_g;
+  then_g.kind = else_g.kind = Attr::Kind::kGraph;
+  then_g.graph = branch[1];
+  else_g.graph = branch[0];
+  std::map<std::string, Attr> attrs = {{"then_branch", then_g}, {"else_branch", else_g}};
+  if (!captured.empty()) attrs["tare.captured"] = IntAttr(static_cast<int64_t>(captured.size()));
+  outer->AddNode("If", "cond/" + c.pred, ins, outv, attrs);
+  for (size_t mi = 0; mi < c.merges.size(); ++mi) {
+    const std::string& nm = nodes_[c.merges[mi]].name;
+    if (out_state[mi].kind == ValueKind::kSequence) outer->SetSeq(nm, outv[mi], out_state[mi].dtype);
+    else outer->Set(nm, outv[mi], false, out_state[mi].rank, out_state[mi].dtype);
+  }
   return Status::Ok();
 }
 

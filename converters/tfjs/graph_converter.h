@@ -215,6 +215,18 @@ class GraphConverter {
   /// One frame as an IR Loop (ONNX Loop-16 with tare.captured): the condition runs once before
   /// the loop on the initial values and again at the end of each body run on the new ones.
   Status ConvertLoop(const Frame& f);
+  /// One TF1 tf.cond (Switch on a predicate, the two branches' nodes, Merges joining them).
+  struct Cond {
+    std::string pred;                       ///< the predicate tensor
+    std::vector<size_t> switches, merges;   ///< node indices
+    std::vector<size_t> branch[2];          ///< [0] else (Switch output 0), [1] then; topological order
+    std::vector<std::string> external;      ///< tensors the branches read from outside
+  };
+  /// Finds every tf.cond outside the while loops (conds_, cond_of_). Errors: a nested cond, a node
+  /// reading both branches other than a Merge, a Merge of two predicates.
+  Status FindConds();
+  /// One tf.cond as an IR If (ONNX If-16 with tare.captured): the Merges are its outputs.
+  Status ConvertCond(const Cond& c);
   /// Converts nodes_ [idx...] in that order (the `where` of each message set).
   Status ConvertAll(const std::vector<size_t>& idx);
   Result<Padding> Pad(const NodeView& n);
@@ -236,6 +248,8 @@ class GraphConverter {
   std::map<std::string, size_t> by_name_;  ///< node name -> index in nodes_
   std::vector<Frame> frames_;
   std::vector<int> frame_of_;              ///< per node: its frame's index, or -1
+  std::vector<Cond> conds_;
+  std::vector<int> cond_of_;               ///< per node: its tf.cond's index, or -1
   std::map<std::string, Dilation> dilations_;   ///< by convolution node
   std::map<std::string, std::string> s2b_of_;   ///< SpaceToBatchND / BatchToSpaceND node -> its convolution
 };

@@ -392,13 +392,19 @@ Status GraphConverter::Run() {
   TARE_RETURN_IF_ERROR(FindFrames());
   for (const std::string& o : outputs) {
     const size_t i = by_name[NodeOf(o)];
+    if (cond_of_[i] >= 0 && nodes[i].op != "Merge")
+      return Status::Error(b_->file() + ": output '" + o + "' is inside a tf.cond branch (a value leaves it only through a Merge)");
     if (frame_of_[i] >= 0 && nodes[i].op != "Exit")
       return Status::Error(b_->file() + ": output '" + o + "' is inside while loop '" + frames_[static_cast<size_t>(frame_of_[i])].name +
                            "' (a value leaves a loop only through an Exit)");
     b_->MarkOutput(o);
   }
-  const size_t n_units = nodes.size() + frames_.size();
-  auto unit = [&](size_t i) { return frame_of_[i] >= 0 ? nodes.size() + static_cast<size_t>(frame_of_[i]) : i; };
+  const size_t n_units = nodes.size() + frames_.size() + conds_.size();
+  auto unit = [&](size_t i) {
+    return frame_of_[i] >= 0 ? nodes.size() + static_cast<size_t>(frame_of_[i])
+           : cond_of_[i] >= 0 ? nodes.size() + frames_.size() + static_cast<size_t>(cond_of_[i]) : i;
+  };
+  auto grouped = [&](size_t i) { return frame_of_[i] >= 0 || cond_of_[i] >= 0; };
   std::vector<int> pending(n_units, 0);
   std::vector<std::vector<size_t>> readers(n_units);
   for (size_t i = 0; i < nodes.size(); ++i)
@@ -410,7 +416,7 @@ Status GraphConverter::Run() {
     }
   std::deque<size_t> ready;
   for (size_t u = 0; u < n_units; ++u)
-    if (!pending[u] && (u >= nodes.size() || frame_of_[u] < 0)) ready.push_back(u);
+    if (!pending[u] && (u >= nodes.size() || !grouped(u))) ready.push_back(u);
   std::vector<size_t> order;
   while (!ready.empty()) {
     const size_t u = ready.front();
@@ -419,7 +425,9 @@ Status GraphConverter::Run() {
     for (size_t r : readers[u])
       if (--pending[r] == 0) ready.push_back(r);
   }
-  if (order.size() != n_units - (nodes.size() - std::count(frame_of_.begin(), frame_of_.end(), -1))) {
+  size_t n_grouped = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) n_grouped += grouped(i);
+  if (order.size() != n_units - n_grouped) {
     for (size_t i = 0; i < nodes.size(); ++i)
       if (pending[unit(i)]) return Status::Error(b_->file() + ": the graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op + ")");
   }
@@ -464,6 +472,10 @@ Status GraphConverter::Run() {
     b_->AddInput(n.name, dt, shape);
   }
   for (size_t i : order) {
+    if (i >= nodes.size() + frames_.size()) {
+      TARE_RETURN_IF_ERROR(ConvertCond(conds_[i - nodes.size() - frames_.size()]));
+      continue;
+    }
     if (i >= nodes.size()) {
       TARE_RETURN_IF_ERROR(ConvertLoop(frames_[i - nodes.size()]));
       continue;

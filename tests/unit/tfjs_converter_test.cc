@@ -134,10 +134,13 @@ TEST_CASE("tfjs: TF1 control flow that does not form a while loop is refused, na
   const std::string spec = R"({"name": "w", "shape": [4], "dtype": "float32"})";
   const Shards sh = {{"w.bin", Bytes(w, 16)}};
   const std::string frame = R"("attr": {"frame_name": {"s": "bG9vcA=="}})";  // "loop"
-  // tf.cond's Switch / Merge outside any frame.
+  // A Switch that no Merge joins (neither a while loop's nor a tf.cond's); a Merge of two conds.
   std::string e = Error(GraphJson(spec, R"(, {"name": "p", "op": "Less", "input": ["x", "y"]}, {"name": "s", "op": "Switch", "input": ["y", "p"]},
-      {"name": "m", "op": "Merge", "input": ["s", "s:1"]})"), sh);
-  CHECK(e.find("node 's' (Switch): Switch outside a while loop (TF1 tf.cond: Switch/Merge) is not supported") != std::string::npos);
+      {"name": "r", "op": "Relu", "input": ["s:1"]})"), sh);
+  CHECK(e.find("node 's' (Switch): Switch outside a while loop and not part of a tf.cond") != std::string::npos);
+  e = Error(GraphJson(spec, R"(, {"name": "p", "op": "Less", "input": ["x", "y"]}, {"name": "q", "op": "Less", "input": ["y", "x"]},
+      {"name": "s", "op": "Switch", "input": ["y", "p"]}, {"name": "t", "op": "Switch", "input": ["y", "q"]}, {"name": "m", "op": "Merge", "input": ["s", "t:1"]})"), sh);
+  CHECK(e.find("node 'm' (Merge): a Merge that does not join the two branches of one tf.cond") != std::string::npos);
   // An Enter without its frame; a loop variable whose Merge has no NextIteration; no LoopCond.
   e = Error(GraphJson(spec, R"(, {"name": "e", "op": "Enter", "input": ["y"]})"), sh);
   CHECK(e.find("node 'e' (Enter): an Enter without a frame_name") != std::string::npos);

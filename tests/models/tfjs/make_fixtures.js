@@ -34,7 +34,8 @@
 //                      loop invariant computed at run time; TensorListFromTensor / GetItem /
 //                      Reserve / SetItem / Stack / Length; TensorArrayV3 / ScatterV3 / ReadV3 /
 //                      WriteV3 / GatherV3 / SizeV3; StridedSlice new_axis and ellipsis; Slice and
-//                      Pad with run-time begin, size and paddings.
+//                      Pad with run-time begin, size and paddings; two TF1 tf.conds (Switch, Merge,
+//                      a pivot with a branch Const under a control input), one taking each branch.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -464,6 +465,21 @@ function graphLoop() {
   ops.push(sl);
   const pads = g.node('rt_pads', 'Pack', [g.node('pr0', 'Pack', [i32('p00', 1), i32('p01', 0)], { axis: A.i(0) }), g.node('pr1', 'Pack', [half, i32('p11', 1)], { axis: A.i(0) })], { axis: A.i(0) });
   ops.push(g.node('rt_pad', 'PadV2', [sl, pads, f32s('pad_value', -0.5)]));
+  // tf.cond as TF 1.x writes it, on a predicate true for one cond and false for the other.
+  const total = g.node('total', 'Sum', [x, g.const('all_axes2', [2], [0, 1], 'int32')], { keep_dims: A.b(false) });
+  for (const [name, op] of [['cond_a', 'Greater'], ['cond_b', 'LessEqual']]) {
+    const p = g.node(`${name}/pred`, op, [total, f32s(`${name}/zero`, 0)]);
+    const piv = g.node(`${name}/switch_pred`, 'Switch', [p, p]);
+    const pivT = g.node(`${name}/pivot_t`, 'Identity', [`${piv}:1`]);
+    const sx = g.node(`${name}/switch_x`, 'Switch', [x, p]);
+    const st = g.node(`${name}/switch_s`, 'Switch', [scale, p]);
+    const two = g.const(`${name}/two`, [], [2]);
+    g.nodes[g.nodes.length - 1].input = [`^${pivT}`];  // a branch constant: under the pivot's control
+    const thenV = g.node(`${name}/then`, 'AddV2', [g.node(`${name}/then_mul`, 'Mul', [`${sx}:1`, two]), `${st}:1`]);
+    const elseV = g.node(`${name}/else`, 'Neg', [sx]);
+    ops.push(g.node(`${name}/merge`, 'Merge', [elseV, thenV]));
+    ops.push(g.node(`${name}/merge_s`, 'Merge', [`${st}:1`, st]));
+  }
   return { ...g.model(ops), inputs: [{ name: 'x', shape: [3, 4], dtype: 'float32' }], outputs: ops };
 }
 
