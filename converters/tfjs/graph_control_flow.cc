@@ -56,15 +56,44 @@ std::vector<std::string> ControlInputs(const NodeView& n) {
 
 }  // namespace
 
+std::string GraphConverter::WhereNode(size_t i) const { return b_->file() + ": node '" + nodes_[i].name + "' (" + nodes_[i].op + ")"; }
+
+size_t GraphConverter::Src(const std::string& ref) const { return by_name_.at(NodeOf(ref)); }
+
+bool GraphConverter::InOrder(const std::set<size_t>& set, std::vector<size_t>* out) const {
+  // Kahn's order over the set's data edges.
+  std::map<size_t, int> pend;
+  std::map<size_t, std::vector<size_t>> rd;
+  for (size_t i : set) {
+    pend[i];
+    for (const std::string& in : nodes_[i].ins)
+      if (set.count(Src(in))) {
+        ++pend[i];
+        rd[Src(in)].push_back(i);
+      }
+  }
+  std::deque<size_t> ready;
+  for (const auto& [i, p] : pend)
+    if (!p) ready.push_back(i);
+  size_t n_out = 0;
+  while (!ready.empty()) {
+    const size_t i = ready.front();
+    ready.pop_front();
+    out->push_back(i);
+    ++n_out;
+    for (size_t r : rd[i])
+      if (--pend[r] == 0) ready.push_back(r);
+  }
+  return n_out == set.size();
+}
+
 Status GraphConverter::FindFrames() {
   const size_t n = nodes_.size();
   frame_of_.assign(n, -1);
-  const std::string& file = b_->file();
-  auto where = [&](size_t i) { return file + ": node '" + nodes_[i].name + "' (" + nodes_[i].op + ")"; };
   // Readers over data and control edges.
   std::vector<std::vector<size_t>> readers(n);
   for (size_t i = 0; i < n; ++i) {
-    for (const std::string& in : nodes_[i].ins) readers[by_name_.at(NodeOf(in))].push_back(i);
+    for (const std::string& in : nodes_[i].ins) readers[Src(in)].push_back(i);
     for (const std::string& c : ControlInputs(nodes_[i])) {
       auto it = by_name_.find(c);
       if (it != by_name_.end()) readers[it->second].push_back(i);
@@ -75,165 +104,142 @@ Status GraphConverter::FindFrames() {
   for (size_t i = 0; i < n; ++i)
     if (IsOp(nodes_[i], "Enter")) {
       const std::string f = nodes_[i].S("frame_name", "");
-      if (f.empty()) return Status::Error(where(i) + ": an Enter without a frame_name");
+      if (f.empty()) return Status::Error(WhereNode(i) + ": an Enter without a frame_name");
       if (!enters.count(f)) frame_names.push_back(f);
       enters[f].push_back(i);
     }
-  for (const std::string& fname : frame_names) {
-    Frame f;
-    f.name = fname;
-    const int fi = static_cast<int>(frames_.size());
-    // Members: everything reachable from the frame's Enters, up to and including its Exits.
-    std::deque<size_t> todo(enters[fname].begin(), enters[fname].end());
-    std::vector<size_t> members;
-    while (!todo.empty()) {
-      const size_t i = todo.front();
-      todo.pop_front();
-      if (frame_of_[i] == fi) continue;
-      if (frame_of_[i] >= 0) return Status::Error(where(i) + ": while loops '" + frames_[static_cast<size_t>(frame_of_[i])].name + "' and '" + fname + "' share nodes");
-      if (IsOp(nodes_[i], "Enter") && nodes_[i].S("frame_name", "") != fname)
-        return Status::Error(StatusCode::kUnsupported, where(i) + ": a while loop nested in while loop '" + fname + "' is not supported");
-      frame_of_[i] = fi;
-      members.push_back(i);
-      if (IsOp(nodes_[i], "Exit")) continue;
-      for (size_t r : readers[i]) todo.push_back(r);
-    }
-    auto in_frame = [&](size_t i) { return frame_of_[i] == fi; };
-    auto src = [&](const std::string& ref) { return by_name_.at(NodeOf(ref)); };
-    // The pattern: LoopCond, and per loop variable Enter -> Merge <- NextIteration, Merge -> Switch.
-    int loop_cond = -1;
-    for (size_t i : members)
-      if (nodes_[i].op == "LoopCond") {
-        if (loop_cond >= 0) return Status::Error(where(i) + ": while loop '" + fname + "' has two LoopCond nodes");
-        loop_cond = static_cast<int>(i);
-      }
-    if (loop_cond < 0) return Status::Error(file + ": while loop '" + fname + "' has no LoopCond");
-    f.loop_cond = static_cast<size_t>(loop_cond);
-    if (nodes_[f.loop_cond].ins.size() != 1) return Status::Error(where(f.loop_cond) + ": expects one input");
-    for (size_t e : enters[fname]) {
-      const NodeView& en = nodes_[e];
-      if (en.ins.size() != 1) return Status::Error(where(e) + ": expects one input");
-      if (en.B("is_constant", false)) {
-        f.invariants.push_back(e);
-        continue;
-      }
-      Frame::Var v{e, 0, 0, 0, -1};
-      int merge = -1;
-      for (size_t r : readers[e])
-        if (IsOp(nodes_[r], "Merge")) merge = static_cast<int>(r);
-        else return Status::Error(where(r) + ": reads loop variable Enter '" + en.name + "' (only its Merge may)");
-      if (merge < 0) return Status::Error(where(e) + ": a loop variable without a Merge");
-      v.merge = static_cast<size_t>(merge);
-      const NodeView& m = nodes_[v.merge];
-      if (m.ins.size() != 2) return Status::Error(where(v.merge) + ": a loop Merge must have two inputs (the Enter, the NextIteration)");
-      const size_t other = src(m.ins[0]) == e ? src(m.ins[1]) : src(m.ins[0]);
-      if (!IsOp(nodes_[other], "NextIteration") || (src(m.ins[0]) != e && src(m.ins[1]) != e))
-        return Status::Error(where(v.merge) + ": a loop Merge must read its Enter and a NextIteration");
-      v.next = other;
-      if (nodes_[v.next].ins.size() != 1) return Status::Error(where(v.next) + ": expects one input");
-      int sw = -1;
-      for (size_t r : readers[v.merge])
-        if (IsOp(nodes_[r], "Switch")) {
-          if (sw >= 0) return Status::Error(where(v.merge) + ": a loop Merge read by two Switches");
-          sw = static_cast<int>(r);
-        }
-      if (sw < 0) return Status::Error(where(v.merge) + ": a loop variable without a Switch");
-      v.sw = static_cast<size_t>(sw);
-      const NodeView& s = nodes_[v.sw];
-      if (s.ins.size() != 2 || src(s.ins[0]) != v.merge || src(s.ins[1]) != f.loop_cond)
-        return Status::Error(where(v.sw) + ": a loop Switch must read its Merge and the LoopCond");
-      for (size_t r : readers[v.sw])
-        if (IsOp(nodes_[r], "Exit")) {
-          if (OutputIndex(nodes_[r].ins.at(0)) != 0) return Status::Error(where(r) + ": an Exit must read its Switch's output 0");
-          v.exit = static_cast<int>(r);
-        }
-      f.vars.push_back(v);
-    }
-    if (f.vars.empty()) return Status::Error(file + ": while loop '" + fname + "' has no loop variable");
-    std::set<size_t> stops;  // where the condition's and the body's nodes begin
-    for (const Frame::Var& v : f.vars) stops.insert({v.merge, v.sw});
-    for (size_t e : f.invariants) stops.insert(e);
-    // The nodes a set of tensors needs inside the frame, in topological order.
-    auto needed = [&](const std::vector<std::string>& roots, const char* what, std::vector<size_t>* out) -> Status {
-      std::set<size_t> seen;
-      std::vector<size_t> stack;
-      for (const std::string& r : roots) stack.push_back(src(r));
-      while (!stack.empty()) {
-        const size_t i = stack.back();
-        stack.pop_back();
-        if (!in_frame(i) || stops.count(i) || seen.count(i)) continue;
-        if (ControlFlowOps().count(nodes_[i].op))
-          return Status::Error(StatusCode::kUnsupported, where(i) + ": the " + what + " of while loop '" + fname + "' reads it (a loop inside a loop, or tf.cond in a loop: not supported)");
-        seen.insert(i);
-        for (const std::string& in : nodes_[i].ins) stack.push_back(src(in));
-      }
-      // Kahn's order over the set.
-      std::map<size_t, int> pend;
-      std::map<size_t, std::vector<size_t>> rd;
-      for (size_t i : seen) {
-        pend[i];
-        for (const std::string& in : nodes_[i].ins)
-          if (seen.count(src(in))) {
-            ++pend[i];
-            rd[src(in)].push_back(i);
-          }
-      }
-      std::deque<size_t> ready;
-      for (const auto& [i, p] : pend)
-        if (!p) ready.push_back(i);
-      while (!ready.empty()) {
-        const size_t i = ready.front();
-        ready.pop_front();
-        out->push_back(i);
-        for (size_t r : rd[i])
-          if (--pend[r] == 0) ready.push_back(r);
-      }
-      if (out->size() != seen.size()) return Status::Error(file + ": the " + std::string(what) + " of while loop '" + fname + "' has a cycle");
-      return Status::Ok();
-    };
-    TARE_RETURN_IF_ERROR(needed({nodes_[f.loop_cond].ins[0]}, "condition", &f.cond_nodes));
-    std::vector<std::string> next_ins;
-    for (const Frame::Var& v : f.vars) next_ins.push_back(nodes_[v.next].ins[0]);
-    TARE_RETURN_IF_ERROR(needed(next_ins, "body", &f.body_nodes));
-    // The condition reads Merges, the body Switches' output 1; both may read invariants.
-    for (size_t i : f.cond_nodes)
-      for (const std::string& in : nodes_[i].ins)
-        if (IsOp(nodes_[src(in)], "Switch")) return Status::Error(where(i) + ": a loop condition reading a Switch");
-    for (const std::string& r : next_ins)
-      if (IsOp(nodes_[src(r)], "Merge")) return Status::Error(where(src(r)) + ": a NextIteration reading a Merge directly");
-    for (size_t i : f.body_nodes)
-      for (const std::string& in : nodes_[i].ins) {
-        if (IsOp(nodes_[src(in)], "Merge")) return Status::Error(where(i) + ": a loop body reading a Merge (not its Switch)");
-        if (IsOp(nodes_[src(in)], "Switch") && OutputIndex(in) != 1) return Status::Error(where(i) + ": a loop body reading a Switch's output 0");
-      }
-    // What they read from outside (constants or run-time values).
-    std::set<std::string> ext;
-    auto outside = [&](const std::vector<size_t>& list) {
-      for (size_t i : list)
-        for (const std::string& in : nodes_[i].ins)
-          if (!in_frame(src(in)) && !ext.count(in)) {
-            ext.insert(in);
-            f.external.push_back(in);
-          }
-    };
-    outside(f.cond_nodes);
-    outside(f.body_nodes);
-    for (size_t e : f.invariants)
-      if (!ext.count(nodes_[e].ins[0])) {
-        ext.insert(nodes_[e].ins[0]);
-        f.external.push_back(nodes_[e].ins[0]);
-      }
-    // Outside the frame, only its Exits may be read.
-    for (size_t i : members)
-      for (size_t r : readers[i])
-        if (!in_frame(r) && !IsOp(nodes_[i], "Exit"))
-          return Status::Error(where(r) + ": reads '" + nodes_[i].name + "' inside while loop '" + fname + "' other than through an Exit");
-    frames_.push_back(std::move(f));
-  }
+  for (const std::string& fname : frame_names) TARE_RETURN_IF_ERROR(FindFrame(fname, enters[fname], readers));
   TARE_RETURN_IF_ERROR(FindConds());
   for (size_t i = 0; i < n; ++i)
     if (frame_of_[i] < 0 && cond_of_[i] < 0 && ControlFlowOps().count(nodes_[i].op))
-      return Status::Error(StatusCode::kUnsupported, where(i) + ": " + nodes_[i].op + " outside a while loop and not part of a tf.cond");
+      return Status::Error(StatusCode::kUnsupported, WhereNode(i) + ": " + nodes_[i].op + " outside a while loop and not part of a tf.cond");
+  return Status::Ok();
+}
+
+Status GraphConverter::FindFrame(const std::string& fname, const std::vector<size_t>& enters, const std::vector<std::vector<size_t>>& readers) {
+  Frame f;
+  f.name = fname;
+  const int fi = static_cast<int>(frames_.size());
+  // Members: everything reachable from the frame's Enters, up to and including its Exits.
+  std::deque<size_t> todo(enters.begin(), enters.end());
+  std::vector<size_t> members;
+  while (!todo.empty()) {
+    const size_t i = todo.front();
+    todo.pop_front();
+    if (frame_of_[i] == fi) continue;
+    if (frame_of_[i] >= 0) return Status::Error(WhereNode(i) + ": while loops '" + frames_[static_cast<size_t>(frame_of_[i])].name + "' and '" + fname + "' share nodes");
+    if (IsOp(nodes_[i], "Enter") && nodes_[i].S("frame_name", "") != fname)
+      return Status::Error(StatusCode::kUnsupported, WhereNode(i) + ": a while loop nested in while loop '" + fname + "' is not supported");
+    frame_of_[i] = fi;
+    members.push_back(i);
+    if (IsOp(nodes_[i], "Exit")) continue;
+    for (size_t r : readers[i]) todo.push_back(r);
+  }
+  auto in_frame = [&](size_t i) { return frame_of_[i] == fi; };
+  // The pattern: LoopCond, and per loop variable Enter -> Merge <- NextIteration, Merge -> Switch.
+  int loop_cond = -1;
+  for (size_t i : members)
+    if (nodes_[i].op == "LoopCond") {
+      if (loop_cond >= 0) return Status::Error(WhereNode(i) + ": while loop '" + fname + "' has two LoopCond nodes");
+      loop_cond = static_cast<int>(i);
+    }
+  if (loop_cond < 0) return Status::Error(b_->file() + ": while loop '" + fname + "' has no LoopCond");
+  f.loop_cond = static_cast<size_t>(loop_cond);
+  if (nodes_[f.loop_cond].ins.size() != 1) return Status::Error(WhereNode(f.loop_cond) + ": expects one input");
+  for (size_t e : enters) {
+    if (nodes_[e].ins.size() != 1) return Status::Error(WhereNode(e) + ": expects one input");
+    if (nodes_[e].B("is_constant", false)) f.invariants.push_back(e);
+    else TARE_RETURN_IF_ERROR(MatchLoopVar(e, readers, &f));
+  }
+  if (f.vars.empty()) return Status::Error(b_->file() + ": while loop '" + fname + "' has no loop variable");
+  std::set<size_t> stops;  // where the condition's and the body's nodes begin
+  for (const Frame::Var& v : f.vars) stops.insert({v.merge, v.sw});
+  for (size_t e : f.invariants) stops.insert(e);
+  TARE_RETURN_IF_ERROR(FrameNodes(f, fi, stops, {nodes_[f.loop_cond].ins[0]}, "condition", &f.cond_nodes));
+  std::vector<std::string> next_ins;
+  for (const Frame::Var& v : f.vars) next_ins.push_back(nodes_[v.next].ins[0]);
+  TARE_RETURN_IF_ERROR(FrameNodes(f, fi, stops, next_ins, "body", &f.body_nodes));
+  // The condition reads Merges, the body Switches' output 1; both may read invariants.
+  for (size_t i : f.cond_nodes)
+    for (const std::string& in : nodes_[i].ins)
+      if (IsOp(nodes_[Src(in)], "Switch")) return Status::Error(WhereNode(i) + ": a loop condition reading a Switch");
+  for (const std::string& r : next_ins)
+    if (IsOp(nodes_[Src(r)], "Merge")) return Status::Error(WhereNode(Src(r)) + ": a NextIteration reading a Merge directly");
+  for (size_t i : f.body_nodes)
+    for (const std::string& in : nodes_[i].ins) {
+      if (IsOp(nodes_[Src(in)], "Merge")) return Status::Error(WhereNode(i) + ": a loop body reading a Merge (not its Switch)");
+      if (IsOp(nodes_[Src(in)], "Switch") && OutputIndex(in) != 1) return Status::Error(WhereNode(i) + ": a loop body reading a Switch's output 0");
+    }
+  // What they read from outside (constants or run-time values).
+  std::set<std::string> ext;
+  auto add = [&](const std::string& t) {
+    if (ext.insert(t).second) f.external.push_back(t);
+  };
+  for (const std::vector<size_t>* list : {&f.cond_nodes, &f.body_nodes})
+    for (size_t i : *list)
+      for (const std::string& in : nodes_[i].ins)
+        if (!in_frame(Src(in))) add(in);
+  for (size_t e : f.invariants) add(nodes_[e].ins[0]);
+  // Outside the frame, only its Exits may be read.
+  for (size_t i : members)
+    for (size_t r : readers[i])
+      if (!in_frame(r) && !IsOp(nodes_[i], "Exit"))
+        return Status::Error(WhereNode(r) + ": reads '" + nodes_[i].name + "' inside while loop '" + fname + "' other than through an Exit");
+  frames_.push_back(std::move(f));
+  return Status::Ok();
+}
+
+Status GraphConverter::MatchLoopVar(size_t e, const std::vector<std::vector<size_t>>& readers, Frame* f) {
+  Frame::Var v{e, 0, 0, 0, -1};
+  int merge = -1;
+  for (size_t r : readers[e])
+    if (IsOp(nodes_[r], "Merge")) merge = static_cast<int>(r);
+    else return Status::Error(WhereNode(r) + ": reads loop variable Enter '" + nodes_[e].name + "' (only its Merge may)");
+  if (merge < 0) return Status::Error(WhereNode(e) + ": a loop variable without a Merge");
+  v.merge = static_cast<size_t>(merge);
+  const NodeView& m = nodes_[v.merge];
+  if (m.ins.size() != 2) return Status::Error(WhereNode(v.merge) + ": a loop Merge must have two inputs (the Enter, the NextIteration)");
+  const size_t other = Src(m.ins[0]) == e ? Src(m.ins[1]) : Src(m.ins[0]);
+  if (!IsOp(nodes_[other], "NextIteration") || (Src(m.ins[0]) != e && Src(m.ins[1]) != e))
+    return Status::Error(WhereNode(v.merge) + ": a loop Merge must read its Enter and a NextIteration");
+  v.next = other;
+  if (nodes_[v.next].ins.size() != 1) return Status::Error(WhereNode(v.next) + ": expects one input");
+  int sw = -1;
+  for (size_t r : readers[v.merge])
+    if (IsOp(nodes_[r], "Switch")) {
+      if (sw >= 0) return Status::Error(WhereNode(v.merge) + ": a loop Merge read by two Switches");
+      sw = static_cast<int>(r);
+    }
+  if (sw < 0) return Status::Error(WhereNode(v.merge) + ": a loop variable without a Switch");
+  v.sw = static_cast<size_t>(sw);
+  const NodeView& s = nodes_[v.sw];
+  if (s.ins.size() != 2 || Src(s.ins[0]) != v.merge || Src(s.ins[1]) != f->loop_cond)
+    return Status::Error(WhereNode(v.sw) + ": a loop Switch must read its Merge and the LoopCond");
+  for (size_t r : readers[v.sw])
+    if (IsOp(nodes_[r], "Exit")) {
+      if (OutputIndex(nodes_[r].ins.at(0)) != 0) return Status::Error(WhereNode(r) + ": an Exit must read its Switch's output 0");
+      v.exit = static_cast<int>(r);
+    }
+  f->vars.push_back(v);
+  return Status::Ok();
+}
+
+Status GraphConverter::FrameNodes(const Frame& f, int fi, const std::set<size_t>& stops, const std::vector<std::string>& roots, const char* what,
+                                  std::vector<size_t>* out) const {
+  std::set<size_t> seen;
+  std::vector<size_t> stack;
+  for (const std::string& r : roots) stack.push_back(Src(r));
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    if (frame_of_[i] != fi || stops.count(i) || seen.count(i)) continue;
+    if (ControlFlowOps().count(nodes_[i].op))
+      return Status::Error(StatusCode::kUnsupported,
+                           WhereNode(i) + ": the " + what + " of while loop '" + f.name + "' reads it (a loop inside a loop, or tf.cond in a loop: not supported)");
+    seen.insert(i);
+    for (const std::string& in : nodes_[i].ins) stack.push_back(Src(in));
+  }
+  if (!InOrder(seen, out)) return Status::Error(b_->file() + ": the " + std::string(what) + " of while loop '" + f.name + "' has a cycle");
   return Status::Ok();
 }
 
@@ -325,27 +331,9 @@ Status GraphConverter::FindConds() {
         seen.insert(i);
         for (const std::string& in : nodes_[i].ins) stack.push_back(src(in));
       }
-      std::map<size_t, int> pend;
-      std::map<size_t, std::vector<size_t>> rd;
-      for (size_t i : seen) {
-        pend[i];
-        for (const std::string& in : nodes_[i].ins)
-          if (seen.count(src(in))) {
-            ++pend[i];
-            rd[src(in)].push_back(i);
-          }
-      }
-      std::deque<size_t> ready;
-      for (const auto& [i, p] : pend)
-        if (!p) ready.push_back(i);
-      while (!ready.empty()) {
-        const size_t i = ready.front();
-        ready.pop_front();
-        c.branch[side].push_back(i);
-        cond_of_[i] = static_cast<int>(ci);
-        for (size_t r : rd[i])
-          if (--pend[r] == 0) ready.push_back(r);
-      }
+      if (!InOrder(seen, &c.branch[side]))
+        return Status::Error(file + ": branch " + std::to_string(side) + " of the tf.cond on '" + c.pred + "' has a cycle");
+      for (size_t i : c.branch[side]) cond_of_[i] = static_cast<int>(ci);
     }
     // The branches' other nodes (pivots, constants under their control) belong to it too, unconverted.
     for (size_t i = 0; i < n; ++i)

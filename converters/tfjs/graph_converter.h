@@ -94,6 +94,20 @@ class GraphConverter {
   Status Run();
 
  private:
+  /// Reads modelTopology.node into nodes_ and by_name_. Errors: a node without a name or op, two
+  /// nodes of one name, graph functions (TF2 control flow), every unsupported op (one message), an
+  /// input no node writes.
+  Status ReadNodes();
+  /// The graph's outputs: the signature's (tensor, and the name TF.js gives it: the signature's key,
+  /// as GraphModel.outputNodes), else every node nobody reads. Errors: none, an output naming no
+  /// node or inside a loop or tf.cond branch.
+  Status FindOutputs(const json* sig, std::vector<std::string>* outputs, std::vector<std::string>* export_names) const;
+  /// The conversion order over units: single nodes (index < nodes_.size()), then each frame and
+  /// each tf.cond as one unit (indices after). Errors: a cycle, naming one of its nodes.
+  Status OrderUnits(std::vector<size_t>* order) const;
+  /// A Placeholder as a graph input (dtype; shape from its attribute, completed by the signature's).
+  /// Errors: an unknown rank.
+  Status AddPlaceholder(const NodeView& n, const json* sig);
   /// Converts one node through the op table (graph_model.cc). Errors: "is not supported" for ops
   /// without a row, the translators' errors.
   Status Convert(const NodeView& n);
@@ -212,6 +226,22 @@ class GraphConverter {
   /// Finds every frame (frames_, frame_of_). Errors: a nested loop, a frame whose nodes do not form
   /// TensorFlow's while-loop pattern, a node outside reading inside other than through an Exit.
   Status FindFrames();
+  /// Frame `fname` from its Enters (readers: each node's readers over data and control edges):
+  /// its members, loop variables, condition and body nodes, external reads; appended to frames_.
+  Status FindFrame(const std::string& fname, const std::vector<size_t>& enters, const std::vector<std::vector<size_t>>& readers);
+  /// The loop variable of Enter e (its Merge, NextIteration, Switch, Exit), appended to f->vars.
+  /// Errors: a node that breaks TensorFlow's Enter -> Merge <- NextIteration, Merge -> Switch pattern.
+  Status MatchLoopVar(size_t e, const std::vector<std::vector<size_t>>& readers, Frame* f);
+  /// The nodes of frame fi that tensors `roots` need, back to `stops`, in topological order.
+  /// Errors: a control-flow op among them (a nested loop or cond), a cycle.
+  Status FrameNodes(const Frame& f, int fi, const std::set<size_t>& stops, const std::vector<std::string>& roots, const char* what,
+                    std::vector<size_t>* out) const;
+  /// Appends `set` to out in a topological order of its data edges; false when they hold a cycle.
+  bool InOrder(const std::set<size_t>& set, std::vector<size_t>* out) const;
+  /// "file: node 'name' (op)" of nodes_[i], for messages.
+  std::string WhereNode(size_t i) const;
+  /// The index of the node tensor reference `ref` reads.
+  size_t Src(const std::string& ref) const;
   /// One frame as an IR Loop (ONNX Loop-16 with tare.captured): the condition runs once before
   /// the loop on the initial values and again at the end of each body run on the new ones.
   Status ConvertLoop(const Frame& f);

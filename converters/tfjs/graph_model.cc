@@ -323,11 +323,9 @@ Status GraphConverter::Convert(const NodeView& n) {
   return st;
 }
 
-Status GraphConverter::Run() {
+Status GraphConverter::ReadNodes() {
   const json& topo = j_["modelTopology"];
   if (!topo.contains("node") || !topo["node"].is_array()) return Status::Error(b_->file() + ": modelTopology has no node list");
-  std::vector<NodeView>& nodes = nodes_;
-  std::map<std::string, size_t>& by_name = by_name_;
   for (const json& nj : topo["node"]) {
     if (!nj.is_object() || !nj.contains("name") || !nj["name"].is_string() || !nj.contains("op") || !nj["op"].is_string())
       return Status::Error(b_->file() + ": a node without a name or op");
@@ -340,9 +338,9 @@ Status GraphConverter::Run() {
         if (!r.empty()) v.ins.push_back(r);
       }
     }
-    if (by_name.count(v.name)) return Status::Error(b_->file() + ": two nodes are named '" + v.name + "'");
-    by_name[v.name] = nodes.size();
-    nodes.push_back(std::move(v));
+    if (by_name_.count(v.name)) return Status::Error(b_->file() + ": two nodes are named '" + v.name + "'");
+    by_name_[v.name] = nodes_.size();
+    nodes_.push_back(std::move(v));
   }
   if (topo.contains("library") && topo["library"].is_object() && topo["library"].contains("function") &&
       topo["library"]["function"].is_array() && !topo["library"]["function"].empty())
@@ -350,7 +348,7 @@ Status GraphConverter::Run() {
   // Every unsupported op, in one message.
   std::string unsupported;
   int n_unsupported = 0;
-  for (const NodeView& n : nodes)
+  for (const NodeView& n : nodes_)
     if (!Table().count(n.op) && n.op != "Placeholder" && !IsControlFlowOp(n.op)) {
       ++n_unsupported;
       auto clip = [](const std::string& t) { return t.size() <= 120 ? t : t.substr(0, 117) + "..."; };
@@ -359,129 +357,138 @@ Status GraphConverter::Run() {
   if (n_unsupported)
     return Status::Error(StatusCode::kUnsupported, b_->file() + ": " + std::to_string(n_unsupported) + " unsupported op(s): " + unsupported +
                                                        (n_unsupported > 50 ? "; ..." : ""));
-  // Signature (inputs' shapes, outputs).
-  const json* sig = nullptr;
-  if (j_.contains("signature") && j_["signature"].is_object()) sig = &j_["signature"];
-  else if (j_.contains("userDefinedMetadata") && j_["userDefinedMetadata"].is_object() && j_["userDefinedMetadata"].contains("signature") &&
-           j_["userDefinedMetadata"]["signature"].is_object())
-    sig = &j_["userDefinedMetadata"]["signature"];
-  // Outputs: (tensor, the name TF.js gives it: the signature's key, as GraphModel.outputNodes).
-  std::vector<std::string> outputs, export_names;
+  for (const NodeView& n : nodes_)
+    for (const std::string& in : n.ins)
+      if (!by_name_.count(NodeOf(in))) return Status::Error(b_->file() + ": node '" + n.name + "' reads '" + in + "', which no node writes");
+  return Status::Ok();
+}
+
+Status GraphConverter::FindOutputs(const json* sig, std::vector<std::string>* outputs, std::vector<std::string>* export_names) const {
   if (sig && sig->contains("outputs") && (*sig)["outputs"].is_object())
     for (const auto& [k, v] : (*sig)["outputs"].items()) {
       const std::string nm = v.is_object() && v.contains("name") && v["name"].is_string() ? v["name"].get<std::string>() : k;
-      outputs.push_back(TensorRef(nm));
-      export_names.push_back(TensorRef(k));
+      outputs->push_back(TensorRef(nm));
+      export_names->push_back(TensorRef(k));
     }
-  if (outputs.empty()) {
+  if (outputs->empty()) {
     std::set<std::string> read;
-    for (const NodeView& n : nodes)
+    for (const NodeView& n : nodes_)
       for (const std::string& in : n.ins) read.insert(NodeOf(in));
-    for (const NodeView& n : nodes)
-      if (!read.count(n.name) && n.op != "Const" && n.op != "NoOp" && n.op != "Placeholder") outputs.push_back(n.name);
-    export_names = outputs;
+    for (const NodeView& n : nodes_)
+      if (!read.count(n.name) && n.op != "Const" && n.op != "NoOp" && n.op != "Placeholder") outputs->push_back(n.name);
+    *export_names = *outputs;
   }
-  if (outputs.empty()) return Status::Error(b_->file() + ": the graph has no outputs");
-  for (const std::string& o : outputs)
-    if (!by_name.count(NodeOf(o))) return Status::Error(b_->file() + ": output '" + o + "' names no node");
-  // Topological order over data inputs (GraphDef does not promise one); a cycle is an error. A
-  // while loop's frame (its nodes: a cycle through NextIteration) is one unit, converted as one Loop.
-  for (size_t i = 0; i < nodes.size(); ++i)
-    for (const std::string& in : nodes[i].ins)
-      if (!by_name.count(NodeOf(in))) return Status::Error(b_->file() + ": node '" + nodes[i].name + "' reads '" + in + "', which no node writes");
-  TARE_RETURN_IF_ERROR(FindFrames());
-  for (const std::string& o : outputs) {
-    const size_t i = by_name[NodeOf(o)];
-    if (cond_of_[i] >= 0 && nodes[i].op != "Merge")
+  if (outputs->empty()) return Status::Error(b_->file() + ": the graph has no outputs");
+  for (const std::string& o : *outputs) {
+    auto it = by_name_.find(NodeOf(o));
+    if (it == by_name_.end()) return Status::Error(b_->file() + ": output '" + o + "' names no node");
+    const size_t i = it->second;
+    if (cond_of_[i] >= 0 && nodes_[i].op != "Merge")
       return Status::Error(b_->file() + ": output '" + o + "' is inside a tf.cond branch (a value leaves it only through a Merge)");
-    if (frame_of_[i] >= 0 && nodes[i].op != "Exit")
+    if (frame_of_[i] >= 0 && nodes_[i].op != "Exit")
       return Status::Error(b_->file() + ": output '" + o + "' is inside while loop '" + frames_[static_cast<size_t>(frame_of_[i])].name +
                            "' (a value leaves a loop only through an Exit)");
-    b_->MarkOutput(o);
   }
-  const size_t n_units = nodes.size() + frames_.size() + conds_.size();
+  return Status::Ok();
+}
+
+Status GraphConverter::OrderUnits(std::vector<size_t>* order) const {
+  // Topological order over data inputs (GraphDef does not promise one); a cycle is an error. A
+  // while loop's frame (its nodes: a cycle through NextIteration) is one unit, converted as one
+  // Loop, and a tf.cond one unit, converted as one If.
+  const size_t n = nodes_.size();
+  const size_t n_units = n + frames_.size() + conds_.size();
   auto unit = [&](size_t i) {
-    return frame_of_[i] >= 0 ? nodes.size() + static_cast<size_t>(frame_of_[i])
-           : cond_of_[i] >= 0 ? nodes.size() + frames_.size() + static_cast<size_t>(cond_of_[i]) : i;
+    return frame_of_[i] >= 0 ? n + static_cast<size_t>(frame_of_[i]) : cond_of_[i] >= 0 ? n + frames_.size() + static_cast<size_t>(cond_of_[i]) : i;
   };
   auto grouped = [&](size_t i) { return frame_of_[i] >= 0 || cond_of_[i] >= 0; };
   std::vector<int> pending(n_units, 0);
   std::vector<std::vector<size_t>> readers(n_units);
-  for (size_t i = 0; i < nodes.size(); ++i)
-    for (const std::string& in : nodes[i].ins) {
-      const size_t src = unit(by_name[NodeOf(in)]), dst = unit(i);
+  for (size_t i = 0; i < n; ++i)
+    for (const std::string& in : nodes_[i].ins) {
+      const size_t src = unit(Src(in)), dst = unit(i);
       if (src == dst) continue;
       ++pending[dst];
       readers[src].push_back(dst);
     }
   std::deque<size_t> ready;
   for (size_t u = 0; u < n_units; ++u)
-    if (!pending[u] && (u >= nodes.size() || !grouped(u))) ready.push_back(u);
-  std::vector<size_t> order;
+    if (!pending[u] && (u >= n || !grouped(u))) ready.push_back(u);
   while (!ready.empty()) {
     const size_t u = ready.front();
     ready.pop_front();
-    order.push_back(u);
+    order->push_back(u);
     for (size_t r : readers[u])
       if (--pending[r] == 0) ready.push_back(r);
   }
   size_t n_grouped = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) n_grouped += grouped(i);
-  if (order.size() != n_units - n_grouped) {
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (pending[unit(i)]) return Status::Error(b_->file() + ": the graph has a cycle through node '" + nodes[i].name + "' (" + nodes[i].op + ")");
-  }
-  TARE_RETURN_IF_ERROR(FindDilations(nodes, by_name));
-  // Inputs.
-  for (size_t i : order) {
-    if (i >= nodes.size()) continue;
-    const NodeView& n = nodes[i];
-    if (n.op != "Placeholder") continue;
-    b_->SetWhere("node '" + n.name + "' (Placeholder)");
-    TARE_ASSIGN_OR_RETURN(DType dt, TfType(n.Type("dtype").empty() ? "DT_FLOAT" : n.Type("dtype")));
-    Shape shape;
-    bool known = false;
-    const json* a = n.A("shape");
-    if (a && a->contains("shape") && (*a)["shape"].is_object() && !(*a)["shape"].value("unknownRank", false)) {
-      known = true;
-      if ((*a)["shape"].contains("dim") && (*a)["shape"]["dim"].is_array())
-        for (const json& d : (*a)["shape"]["dim"]) {
-          TARE_ASSIGN_OR_RETURN(int64_t s, JInt(d.value("size", json("-1"))));
-          shape.push_back(s < 0 ? -1 : s);
-        }
-    }
-    // A more concrete signature shape wins (TF.js does the same for its inputs).
-    if (sig && sig->contains("inputs") && (*sig)["inputs"].is_object())
-      for (const auto& [k, v] : (*sig)["inputs"].items()) {
-        const std::string nm = v.is_object() && v.contains("name") && v["name"].is_string() ? v["name"].get<std::string>() : k;
-        if (TensorRef(nm) != n.name || !v.contains("tensorShape") || !v["tensorShape"].contains("dim") || !v["tensorShape"]["dim"].is_array())
-          continue;
-        Shape s2;
-        for (const json& d : v["tensorShape"]["dim"]) {
-          TARE_ASSIGN_OR_RETURN(int64_t s, JInt(d.value("size", json("-1"))));
-          s2.push_back(s < 0 ? -1 : s);
-        }
-        if (!known || s2.size() == shape.size()) {
-          if (!known) shape = s2;
-          for (size_t d = 0; d < shape.size(); ++d)
-            if (shape[d] < 0) shape[d] = s2[d];
-          known = true;
-        }
+  for (size_t i = 0; i < n; ++i) n_grouped += grouped(i);
+  if (order->size() != n_units - n_grouped)
+    for (size_t i = 0; i < n; ++i)
+      if (pending[unit(i)]) return Status::Error(b_->file() + ": the graph has a cycle through node '" + nodes_[i].name + "' (" + nodes_[i].op + ")");
+  return Status::Ok();
+}
+
+Status GraphConverter::AddPlaceholder(const NodeView& n, const json* sig) {
+  b_->SetWhere("node '" + n.name + "' (Placeholder)");
+  TARE_ASSIGN_OR_RETURN(DType dt, TfType(n.Type("dtype").empty() ? "DT_FLOAT" : n.Type("dtype")));
+  Shape shape;
+  bool known = false;
+  const json* a = n.A("shape");
+  if (a && a->contains("shape") && (*a)["shape"].is_object() && !(*a)["shape"].value("unknownRank", false)) {
+    known = true;
+    if ((*a)["shape"].contains("dim") && (*a)["shape"]["dim"].is_array())
+      for (const json& d : (*a)["shape"]["dim"]) {
+        TARE_ASSIGN_OR_RETURN(int64_t s, JInt(d.value("size", json("-1"))));
+        shape.push_back(s < 0 ? -1 : s);
       }
-    if (!known) return Error("an input of unknown rank is not supported");
-    b_->AddInput(n.name, dt, shape);
   }
+  // A more concrete signature shape wins (TF.js does the same for its inputs).
+  if (sig && sig->contains("inputs") && (*sig)["inputs"].is_object())
+    for (const auto& [k, v] : (*sig)["inputs"].items()) {
+      const std::string nm = v.is_object() && v.contains("name") && v["name"].is_string() ? v["name"].get<std::string>() : k;
+      if (TensorRef(nm) != n.name || !v.contains("tensorShape") || !v["tensorShape"].contains("dim") || !v["tensorShape"]["dim"].is_array())
+        continue;
+      Shape s2;
+      for (const json& d : v["tensorShape"]["dim"]) {
+        TARE_ASSIGN_OR_RETURN(int64_t s, JInt(d.value("size", json("-1"))));
+        s2.push_back(s < 0 ? -1 : s);
+      }
+      if (!known || s2.size() == shape.size()) {
+        if (!known) shape = s2;
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (shape[d] < 0) shape[d] = s2[d];
+        known = true;
+      }
+    }
+  if (!known) return Error("an input of unknown rank is not supported");
+  b_->AddInput(n.name, dt, shape);
+  return Status::Ok();
+}
+
+Status GraphConverter::Run() {
+  TARE_RETURN_IF_ERROR(ReadNodes());
+  // Signature (inputs' shapes, outputs).
+  const json* sig = nullptr;
+  if (j_.contains("signature") && j_["signature"].is_object()) sig = &j_["signature"];
+  else if (j_.contains("userDefinedMetadata") && j_["userDefinedMetadata"].is_object() && j_["userDefinedMetadata"].contains("signature") &&
+           j_["userDefinedMetadata"]["signature"].is_object())
+    sig = &j_["userDefinedMetadata"]["signature"];
+  TARE_RETURN_IF_ERROR(FindFrames());
+  // Outputs: (tensor, the name TF.js gives it: the signature's key, as GraphModel.outputNodes).
+  std::vector<std::string> outputs, export_names;
+  TARE_RETURN_IF_ERROR(FindOutputs(sig, &outputs, &export_names));
+  for (const std::string& o : outputs) b_->MarkOutput(o);
+  std::vector<size_t> order;
+  TARE_RETURN_IF_ERROR(OrderUnits(&order));
+  TARE_RETURN_IF_ERROR(FindDilations(nodes_, by_name_));
+  const size_t n = nodes_.size();
+  for (size_t i : order)
+    if (i < n && nodes_[i].op == "Placeholder") TARE_RETURN_IF_ERROR(AddPlaceholder(nodes_[i], sig));
   for (size_t i : order) {
-    if (i >= nodes.size() + frames_.size()) {
-      TARE_RETURN_IF_ERROR(ConvertCond(conds_[i - nodes.size() - frames_.size()]));
-      continue;
-    }
-    if (i >= nodes.size()) {
-      TARE_RETURN_IF_ERROR(ConvertLoop(frames_[i - nodes.size()]));
-      continue;
-    }
-    if (nodes[i].op == "Placeholder") continue;
-    TARE_RETURN_IF_ERROR(ConvertAll({i}));
+    if (i >= n + frames_.size()) TARE_RETURN_IF_ERROR(ConvertCond(conds_[i - n - frames_.size()]));
+    else if (i >= n) TARE_RETURN_IF_ERROR(ConvertLoop(frames_[i - n]));
+    else if (nodes_[i].op != "Placeholder") TARE_RETURN_IF_ERROR(ConvertAll({i}));
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string& o = outputs[k];
