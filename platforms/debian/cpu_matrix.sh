@@ -8,7 +8,10 @@
 # and natively the onednn backend tests with oneDNN capped at AVX512_CORE, AVX2, AVX and SSE4.1
 # (ONEDNN_MAX_CPU_ISA: oneDNN dispatches by ISA).
 #
-#   platforms/debian/cpu_matrix.sh [BUILD_DIR]            the matrix (what .ci/run runs; ~8 min on 2 cores)
+#   platforms/debian/cpu_matrix.sh [BUILD_DIR]            the matrix (~8 min on 2 cores)
+#   platforms/debian/cpu_matrix.sh --ci [BUILD_DIR]       what .ci/run runs: the matrix without its native
+#                                                          cells, which test.sh's ctest has just run (every
+#                                                          backend test case and cli.gemm_threads, natively)
 #   platforms/debian/cpu_matrix.sh --full BUILD_DIR MODEL  every ctest test (the README's test command) under
 #                                                          qemu-x86_64 -cpu MODEL: configures BUILD_DIR with
 #                                                          TARE_TEST_EMULATOR, builds, runs ctest (~8 min
@@ -53,6 +56,8 @@ if [[ "${1:-}" == "--full" ]]; then
   cd "$B" && exec env "${isa[@]}" ctest --output-on-failure -j "$(nproc)" --timeout 3000
 fi
 
+groups=(native EPYC EPYC-Rome Haswell Nehalem onednn)
+if [[ "${1:-}" == "--ci" ]]; then groups=("${groups[@]:1}"); shift; fi
 B=${1:-build}
 command -v qemu-x86_64 >/dev/null || platforms/debian/setup.sh >/dev/null  # installs qemu-user
 BT=$B/tests/tare_backend_tests
@@ -97,7 +102,6 @@ onednn_cells() {
       env OMP_WAIT_POLICY=passive ONEDNN_MAX_CPU_ISA=$isa "$BT" --test-case="onednn*"
   done
 }
-groups=(native EPYC EPYC-Rome Haswell Nehalem onednn)
 for g in "${groups[@]}"; do
   while (( $(jobs -rp | wc -l) >= 2 )); do wait -n; done
   if [[ $g == onednn ]]; then onednn_cells > "$WORK/$g.summary" 2>&1 &
