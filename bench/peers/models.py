@@ -20,6 +20,15 @@ Models (name: ONNX file; inputs; PyTorch module):
       weights=None), eval mode, exported here with opset 13, input "input" float32 [1,3,224,224]
       uniform in [-1, 1) (numpy default_rng(SEED + k)), output "logits"; PyTorch's own output is
       saved as expected/logits.npy.
+  bert_encoder, vit_b_16, convnext_tiny, efficientnet_b0  (issue 23: 2020s architectures)
+      bert_encoder: BertEncoder below, a BERT-style classifier (token and position embeddings,
+      4 post-LayerNorm encoder layers, d 256, 4 heads, FFN 1024 with erf Gelu, additive attention
+      mask, tanh pooler on the first token, 10 logits), inputs "input_ids" and "attention_mask"
+      int64 [1, 128] (ids uniform in [0, 8000) from default_rng(SEED + k), the mask 1 on the first
+      112 tokens and 0 after). vit_b_16, convnext_tiny, efficientnet_b0: torchvision 0.14
+      architectures as above (ViT's head, which torchvision zeroes, drawn from N(0, 0.02^2)). All seeded (torch.manual_seed(SEED + k)), eval mode, exported here
+      with opset 14 (LayerNorm and Gelu decomposed: LayerNormalization is opset 17), output
+      "logits", PyTorch's own output saved as expected/logits.npy.
   silero_legacy, silero_v5
       the published Silero VAD models (tests/models/silero/fetch.sh DEST, default build/corpus):
       one 512-sample chunk at 16 kHz (the first row of tests/models/silero/input.npy), sr = 16000
@@ -41,8 +50,9 @@ SEED = 20240501
 
 FIXTURE_MODELS = ["lenet5", "resnet20", "vgg16", "lstm_text", "gru_text"]
 TORCHVISION_MODELS = {"resnet18": 101, "mobilenet_v2": 102, "squeezenet1_1": 103}  # name -> seed offset
+MODERN_MODELS = {"bert_encoder": 201, "vit_b_16": 202, "convnext_tiny": 203, "efficientnet_b0": 204}  # name -> seed offset
 SILERO_MODELS = {"silero_legacy": "silero_vad_legacy.onnx", "silero_v5": "silero_vad_v5.onnx"}
-ALL_MODELS = FIXTURE_MODELS + list(TORCHVISION_MODELS) + list(SILERO_MODELS)
+ALL_MODELS = FIXTURE_MODELS + list(TORCHVISION_MODELS) + list(MODERN_MODELS) + list(SILERO_MODELS)
 # The default set of bench/run_peers.sh (issue 5's list: gru_text is available but not in it).
 DEFAULT_MODELS = ["lenet5", "resnet20", "vgg16", "lstm_text", "resnet18", "mobilenet_v2", "squeezenet1_1",
                   "silero_legacy", "silero_v5"]
@@ -64,11 +74,81 @@ def _torchvision_module(name):
     return model.eval()
 
 
+def _bert_encoder_class():
+    import torch
+    from torch import nn
+
+    class BertEncoder(nn.Module):
+        """A BERT-style sequence classifier (the encoder of issue 23's table): post-LayerNorm layers
+        as BERT-base's, smaller."""
+
+        def __init__(self, vocab=8000, max_len=512, d=256, heads=4, ffn=1024, layers=4, classes=10):
+            super().__init__()
+            self.heads, self.dh = heads, d // heads
+            self.tok = nn.Embedding(vocab, d)
+            self.pos = nn.Embedding(max_len, d)
+            self.register_buffer("position_ids", torch.arange(max_len).unsqueeze(0))
+            self.emb_ln = nn.LayerNorm(d, eps=1e-12)
+            self.qkv = nn.ModuleList(nn.ModuleList(nn.Linear(d, d) for _ in range(3)) for _ in range(layers))
+            self.attn_out = nn.ModuleList(nn.Linear(d, d) for _ in range(layers))
+            self.ln1 = nn.ModuleList(nn.LayerNorm(d, eps=1e-12) for _ in range(layers))
+            self.ff1 = nn.ModuleList(nn.Linear(d, ffn) for _ in range(layers))
+            self.ff2 = nn.ModuleList(nn.Linear(ffn, d) for _ in range(layers))
+            self.ln2 = nn.ModuleList(nn.LayerNorm(d, eps=1e-12) for _ in range(layers))
+            self.pool = nn.Linear(d, d)
+            self.cls = nn.Linear(d, classes)
+
+        def _split(self, x):
+            b, t, _ = x.shape
+            return x.view(b, t, self.heads, self.dh).permute(0, 2, 1, 3)
+
+        def forward(self, input_ids, attention_mask):
+            t = input_ids.shape[1]
+            h = self.tok(input_ids) + self.pos(self.position_ids[:, :t])
+            h = self.emb_ln(h)
+            bias = (1.0 - attention_mask[:, None, None, :].to(h.dtype)) * -10000.0
+            for i in range(len(self.qkv)):
+                q, k, v = (self._split(lin(h)) for lin in self.qkv[i])
+                a = torch.softmax(q @ k.transpose(-1, -2) / (self.dh ** 0.5) + bias, dim=-1) @ v
+                a = a.permute(0, 2, 1, 3).reshape(h.shape)
+                h = self.ln1[i](h + self.attn_out[i](a))
+                h = self.ln2[i](h + self.ff2[i](nn.functional.gelu(self.ff1[i](h))))
+            return self.cls(torch.tanh(self.pool(h[:, 0])))
+
+    return BertEncoder
+
+
+def _modern_module(name):
+    import torch
+    torch.manual_seed(SEED + MODERN_MODELS[name])
+    if name == "bert_encoder":
+        model = _bert_encoder_class()()
+    else:
+        import torchvision
+        model = getattr(torchvision.models, name)(weights=None)
+        if name == "vit_b_16":  # torchvision zeroes ViT's head: its logits would all be 0
+            torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+    return model.eval()
+
+
+def _modern_inputs(name):
+    """The model's inputs as (name, array) pairs."""
+    rng = np.random.default_rng(SEED + MODERN_MODELS[name])
+    if name == "bert_encoder":
+        ids = rng.integers(0, 8000, size=(1, 128), dtype=np.int64)
+        mask = np.zeros((1, 128), np.int64)
+        mask[:, :112] = 1
+        return [("input_ids", ids), ("attention_mask", mask)]
+    return [("input", rng.uniform(-1.0, 1.0, size=(1, 3, 224, 224)).astype(np.float32))]
+
+
 def torch_module(name):
     """The PyTorch module (eval mode) that produced model `name`'s ONNX file."""
     import torch
     if name in TORCHVISION_MODELS:
         return _torchvision_module(name)
+    if name in MODERN_MODELS:
+        return _modern_module(name)
     if name not in FIXTURE_MODELS:
         raise KeyError(f"{name}: no PyTorch module (ONNX Runtime only)")
     mf = _make_fixtures()
@@ -122,6 +202,27 @@ def prepare(out, names, silero_dir, log=print):
                 np.save(exp, y.astype(np.float32))
                 log(f"  exported {name} to {onnx_path} ({time.time() - t0:.1f}s)")
             manifest.append(_entry(name, onnx_path, [["input", inp]], True, exp))
+        elif name in MODERN_MODELS:
+            d = os.path.join(out, "models", name)
+            onnx_path = os.path.join(d, "model.onnx")
+            ins = _modern_inputs(name)
+            files = [[k, os.path.join(d, k + ".npy")] for k, _ in ins]
+            exp = os.path.join(d, "expected", "logits.npy")
+            if not (os.path.exists(onnx_path) and os.path.exists(exp) and all(os.path.exists(f) for _, f in files)):
+                import torch
+                t0 = time.time()
+                os.makedirs(os.path.join(d, "expected"), exist_ok=True)
+                model = _modern_module(name)
+                args = tuple(torch.from_numpy(a) for _, a in ins)
+                with torch.no_grad():
+                    y = model(*args).numpy()
+                torch.onnx.export(model, args, onnx_path, input_names=[k for k, _ in ins], output_names=["logits"],
+                                  opset_version=14, do_constant_folding=True, training=torch.onnx.TrainingMode.EVAL)
+                for (_, a), (_, f) in zip(ins, files):
+                    np.save(f, a)
+                np.save(exp, y.astype(np.float32))
+                log(f"  exported {name} to {onnx_path} ({time.time() - t0:.1f}s)")
+            manifest.append(_entry(name, onnx_path, files, True, exp))
         elif name in SILERO_MODELS:
             onnx_path = os.path.join(silero_dir, SILERO_MODELS[name])
             if not os.path.exists(onnx_path):
