@@ -1,6 +1,7 @@
-// Add, Sub, Mul, Div on the cpu backend: own loops with numpy broadcasting, any rank. Each element
-// is one IEEE operation in float, as in the reference (bit-identical to `ref`, NaN and inf
-// included); XNNPACK's binary kernels are not used because their output clamp turns NaN into a
+// Add, Sub, Mul, Div, Pow on the cpu backend: own loops with numpy broadcasting, any rank. Each
+// element is one IEEE operation in float, as in the reference (bit-identical to `ref`, NaN and inf
+// included); Pow is the reference's std::pow in double rounded once (ONNX Pow-15), and x * x in
+// float for a known exponent of 2 (the same single rounding of the exact square); XNNPACK's binary kernels are not used because their output clamp turns NaN into a
 // bound. When an operand is held NHWC and the output is 4-D, the op runs in NHWC: every operand's
 // shape, padded to rank 4, is permuted to (N, H, W, C) (constants are transposed once at compile
 // time; run-time operands of rank 4, or with one element, are used as they are held). A following
@@ -10,18 +11,20 @@
 // Loop: the output's dims are merged where both operands broadcast alike, the innermost merged dim
 // is a contiguous row (operand strides 0 or 1); rows are split over the thread pool.
 #include <algorithm>
+#include <cmath>
 
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
 namespace {
 
-enum class Kind { kAdd, kSub, kMul, kDiv };
+enum class Kind { kAdd, kSub, kMul, kDiv, kPow, kSquare };
 
 Kind KindOf(const std::string& op) {
   if (op == "Add") return Kind::kAdd;
   if (op == "Sub") return Kind::kSub;
   if (op == "Mul") return Kind::kMul;
+  if (op == "Pow") return Kind::kPow;
   return Kind::kDiv;
 }
 
@@ -30,6 +33,8 @@ inline float Apply(float a, float b) {
   if constexpr (K == Kind::kAdd) return a + b;
   if constexpr (K == Kind::kSub) return a - b;
   if constexpr (K == Kind::kMul) return a * b;
+  if constexpr (K == Kind::kPow) return static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  if constexpr (K == Kind::kSquare) return a * a;
   return a / b;
 }
 
@@ -54,6 +59,8 @@ RowFn Pick(Kind k, bool sa, bool sb) {
     case Kind::kSub: return PickRow<Kind::kSub>(sa, sb);
     case Kind::kMul: return PickRow<Kind::kMul>(sa, sb);
     case Kind::kDiv: return PickRow<Kind::kDiv>(sa, sb);
+    case Kind::kPow: return PickRow<Kind::kPow>(sa, sb);
+    case Kind::kSquare: return PickRow<Kind::kSquare>(sa, sb);
   }
   return nullptr;
 }
@@ -151,7 +158,9 @@ Status CompileBinary(Compiler& c, const Node& n) {
   const int y = FuseClamp(c, y0, &cl);
   const Layout l = nhwc ? Layout::kNHWC : Layout::kPlain;
   float* yp = c.OutFused(y0, y, l, {{ptr[0], c.slot(a).nbytes()}, {ptr[1], c.slot(b).nbytes()}});
-  const RowFn row = Pick(KindOf(n.op), plan.ia, plan.ib);
+  Kind kind = KindOf(n.op);
+  if (kind == Kind::kPow && c.IsConst(b) && c.slot(b).numel() == 1 && c.slot(b).as<float>()[0] == 2.0f) kind = Kind::kSquare;
+  const RowFn row = Pick(kind, plan.ia, plan.ib);
   const float* ap = ptr[0];
   const float* bp = ptr[1];
   const size_t inner = plan.inner, rows = count / inner;

@@ -1,6 +1,7 @@
 // GemmConv (conv_gemm.h): weight packing, the indirection table and the task split; the tile loop
 // is in conv_gemm_avx512.cc.
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/isa.h"
 
 #include <algorithm>
 
@@ -16,14 +17,7 @@ constexpr size_t kTilesPerTask = 64;
 
 }  // namespace
 
-bool GemmConv::Available() {
-#if defined(__x86_64__)
-  static const bool ok = __builtin_cpu_supports("avx512f");
-  return ok;
-#else
-  return false;
-#endif
-}
+bool GemmConv::Available() { return CpuIsa() == Isa::kAvx512; }
 
 bool GemmConv::Worth(const GemmConvShape& s) {
   // Enough terms per output (K = cg * kh * kw) to amortize a tile's set-up and stores, and output

@@ -11,15 +11,18 @@ const std::vector<OpImpl>& CpuOps() {
   static const std::vector<OpImpl> ops = TableOf<Compiler>({
       {{"Conv"}, SupportsConv, CompileConv},
       {{"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}, SupportsPool, CompilePool},
-      {{"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSwish", "Identity", "Dropout"}, SupportsUnary, CompileUnary},
+      {{"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSwish", "Identity", "Dropout", "Sqrt", "Erf", "Tanh",
+        "Exp", "Log"}, SupportsUnary, CompileUnary},
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
-      {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
+      {{"Add", "Sub", "Mul", "Div", "Pow"}, SupportsBinary, CompileBinary},
+      {{"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}, SupportsReduce, CompileReduce},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax"}, SupportsSoftmax, CompileSoftmax},
       {{"Flatten", "Reshape", "Squeeze", "Unsqueeze"}, SupportsReshape, CompileReshape},
       {{"Concat"}, AllInputsF32, CompileConcat},
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
       {{"Pad"}, SupportsPad, CompilePad},
+      {{"Slice"}, SupportsSlice, CompileSlice},
       {{"LSTM", "GRU"}, SupportsRnn, CompileRnn},
   });
   return ops;
@@ -33,7 +36,7 @@ namespace {
 bool FloatData(const Node& n, const std::vector<Tensor>& slots) {
   auto f32 = [&](int v) { return v >= 0 && slots[v].dtype == DType::kFloat32 && slots[v].is_tensor(); };
   if (!f32(n.outputs[0]) || !f32(n.inputs[0])) return false;
-  const bool all = n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" || n.op == "Concat";
+  const bool all = n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" || n.op == "Pow" || n.op == "Concat";
   for (int v : n.inputs)
     if (all && !f32(v)) return false;
   return true;

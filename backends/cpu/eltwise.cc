@@ -4,11 +4,15 @@
 //     (inference): own loops, the reference's operations in the same order (bit-identical to
 //     `ref`; NaN handled as the reference does), split over the thread pool.
 //   Sigmoid: XNNPACK (a rational/polynomial approximation, within the op's budget).
+//   Sqrt: float sqrt (correctly rounded, as the reference's: bit-identical; ONNX Sqrt-13).
+//   Erf, Tanh, Exp, Log: Eigen's vectorized functions (eigen_kernels.h; within the op's budget),
+//     or where Eigen's file cannot run, the reference's: double, rounded once (bit-identical).
 //   (Add, Sub, Mul, Div: binary.cc.)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "backends/cpu/eigen_kernels.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -106,7 +110,8 @@ bool SupportsUnary(const Node& n, const Graph& g, const GraphInfo& info) {
       if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
     return true;
   }
-  return (op == "Relu" || op == "LeakyRelu" || op == "HardSwish" || op == "Sigmoid" || op == "Identity") &&
+  return (op == "Relu" || op == "LeakyRelu" || op == "HardSwish" || op == "Sigmoid" || op == "Identity" || op == "Sqrt" ||
+          op == "Erf" || op == "Tanh" || op == "Exp" || op == "Log") &&
          n.NumInputs() == 1;
 }
 
@@ -136,6 +141,23 @@ Status CompileUnary(Compiler& c, const Node& n) {
       s = s < 0 ? 0.0f : s > 1 ? 1.0f : s;
       return v * s;
     });
+  } else if (op == "Sqrt") {
+    Map(c, xp, yp, count, [](float v) { return std::sqrt(v); });
+  } else if (op == "Erf" || op == "Tanh" || op == "Exp" || op == "Log") {
+    const EigenFn f = op == "Erf" ? EigenFn::kErf : op == "Tanh" ? EigenFn::kTanh : op == "Exp" ? EigenFn::kExp : EigenFn::kLog;
+    if (EigenAvailable()) {
+      ThreadPool* pool = c.pool();
+      c.Add([=] {
+        pool->ParallelFor(count, kTile, [=](size_t b, size_t e) { MapEigen(f, xp + b, yp + b, e - b); });
+        return Status::Ok();
+      });
+    } else {
+      double (*g)(double) = f == EigenFn::kErf ? static_cast<double (*)(double)>(std::erf)
+                            : f == EigenFn::kTanh ? static_cast<double (*)(double)>(std::tanh)
+                            : f == EigenFn::kExp  ? static_cast<double (*)(double)>(std::exp)
+                                                  : static_cast<double (*)(double)>(std::log);
+      Map(c, xp, yp, count, [g](float v) { return static_cast<float>(g(static_cast<double>(v))); });
+    }
   } else if (op == "Sigmoid") {
     Result<XnnOp> made = CreateUnary(XnnUnary::kSigmoid);
     if (!made.ok()) return made.status().With(n.Where());

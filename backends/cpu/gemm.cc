@@ -4,7 +4,8 @@
 //     (other C shapes run the reference). A following Relu/Clip is fused.
 //   Each runs its reference kernel instead when its input holds a NaN or an inf (AddFiniteGuarded:
 //   XNNPACK would turn a NaN into -inf or the clamp's lo).
-//   MatMul: A (..., M, K), B known 2-D (K, N): fully_connected over all rows of A.
+//   MatMul: A (..., M, K), B known 2-D (K, N): fully_connected over all rows of A; other MatMuls
+//     (run-time B, batched, broadcast): matmul.cc.
 //   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc.
 #include <algorithm>
 #include <memory>
@@ -38,11 +39,9 @@ Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, si
 }  // namespace
 
 bool SupportsGemm(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !IsF32(g, n.inputs[1]) || !Known(info, n.inputs[1])) return false;
-  if (n.op == "MatMul") {
-    const Value& b = g.values[n.inputs[1]];
-    return n.NumInputs() == 2 && (!b.is_constant || b.constant.shape.size() == 2);
-  }
+  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !IsF32(g, n.inputs[1])) return false;
+  if (n.op == "MatMul") return n.NumInputs() == 2;  // a run-time or batched B: CompileBatchedMatMul
+  if (!Known(info, n.inputs[1])) return false;
   if (n.NumInputs() > 2 && n.inputs[2] >= 0 && (!Known(info, n.inputs[2]) || !IsF32(g, n.inputs[2]))) return false;
   Result<int64_t> ta = n.GetInt("transA", 0);
   Result<float> alpha = n.GetFloat("alpha", 1.0f);
@@ -53,6 +52,7 @@ Status CompileGemm(Compiler& c, const Node& n) {
   const int a = n.inputs[0], b = n.inputs[1], y = n.outputs[0];
   const Shape& as = c.shape(a);
   const Shape& bs = c.shape(b);
+  if (n.op == "MatMul" && (!c.IsConst(b) || bs.size() != 2)) return CompileBatchedMatMul(c, n);
   if (c.slot(y).numel() == 0 || c.slot(a).numel() == 0 || bs.size() != 2 || as.size() < 2) return c.CompileRef(n);
   const float* w = c.slot(b).as<float>();
   if (n.op == "MatMul") return AddFullyConnected(c, n, a, y, bs[0], bs[1], w, true, nullptr);

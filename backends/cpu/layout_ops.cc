@@ -7,10 +7,13 @@
 //   Transpose: any permutation of a plain input (rank <= 6 fast path; the NHWC-held input with
 //     perm (0, 2, 3, 1) is a copy).
 //   Pad (constant mode, non-negative pads): fill, then row copies; NHWC when the input is held so.
+//   Slice (ONNX Slice-13, known starts/ends/axes/steps, any sign): one strided copy of a plain
+//     input, the geometry the reference's (kernels/ref/slice_geometry.h).
 #include <algorithm>
 #include <cstring>
 
 #include "backends/cpu/ops.h"
+#include "kernels/ref/slice_geometry.h"
 
 namespace tare::cpu {
 namespace {
@@ -29,6 +32,33 @@ size_t Prod(const Shape& s, size_t from, size_t to) {
   size_t p = 1;
   for (size_t i = from; i < to; ++i) p *= static_cast<size_t>(s[i]);
   return p;
+}
+
+/// y (dims od, row-major) = x[base + sum_k i_k * is[k]]: rows of the last dim split over the pool,
+/// a memcpy per row where that dim is contiguous (is = 1). Strides may be negative (Slice's steps).
+void AddStridedCopy(Compiler& c, const float* xp, int64_t base, const std::vector<int64_t>& od, const std::vector<int64_t>& is, float* yp) {
+  const size_t r = od.size();
+  size_t count = 1;
+  for (int64_t d : od) count *= static_cast<size_t>(d);
+  const size_t inner = static_cast<size_t>(od[r - 1]), rows = count / inner;
+  const int64_t istep = is[r - 1];
+  ThreadPool* pool = c.pool();
+  c.Add([=] {
+    pool->ParallelFor(rows, std::max<size_t>(1, kTile / inner), [&](size_t b, size_t e) {
+      for (size_t row = b; row < e; ++row) {
+        int64_t rem = static_cast<int64_t>(row), off = base;
+        for (size_t k = r - 1; k-- > 0;) {
+          off += (rem % od[k]) * is[k];
+          rem /= od[k];
+        }
+        float* yr = yp + row * inner;
+        if (istep == 1) std::memcpy(yr, xp + off, inner * sizeof(float));
+        else
+          for (size_t j = 0; j < inner; ++j) yr[j] = xp[off + static_cast<int64_t>(j) * istep];
+      }
+    });
+    return Status::Ok();
+  });
 }
 
 }  // namespace
@@ -134,21 +164,34 @@ Status CompileTranspose(Compiler& c, const Node& n) {
     od[k] = static_cast<size_t>(xs[perm[k]]);
     is[k] = xstride[perm[k]];
   }
-  const size_t inner = od[r - 1], rows = count / inner, istep = is[r - 1];
-  c.Add([=] {
-    pool->ParallelFor(rows, std::max<size_t>(1, kTile / inner), [&](size_t b, size_t e) {
-      for (size_t row = b; row < e; ++row) {
-        size_t rem = row, off = 0;
-        for (size_t k = r - 1; k-- > 0;) {
-          off += (rem % od[k]) * is[k];
-          rem /= od[k];
-        }
-        float* yr = yp + row * inner;
-        for (size_t j = 0; j < inner; ++j) yr[j] = xp[off + j * istep];
-      }
-    });
-    return Status::Ok();
-  });
+  AddStridedCopy(c, xp, 0, std::vector<int64_t>(od.begin(), od.end()), std::vector<int64_t>(is.begin(), is.end()), yp);
+  c.Done(y);
+  return Status::Ok();
+}
+
+bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 3 || n.NumInputs() > 5 || !IsF32(g, n.inputs[0])) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+  return true;
+}
+
+Status CompileSlice(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  if (c.slot(y).numel() == 0 || xs.empty()) return c.CompileRef(n);
+  auto ints = [&](size_t i) {
+    std::vector<int64_t> v;
+    if (i < n.inputs.size() && n.inputs[i] >= 0)
+      for (int64_t k = 0; k < c.slot(n.inputs[i]).numel(); ++k) v.push_back(ReadInt(c.slot(n.inputs[i]), k));
+    return v;
+  };
+  int64_t base = 0;
+  std::vector<int64_t> stride;
+  TARE_RETURN_IF_ERROR(SliceGeometry(xs, c.shape(y), ints(1), ints(2), ints(3), ints(4), &base, &stride).With(n.Where()));
+  const float* xp = c.In(x, Layout::kPlain);
+  float* yp = c.Out(y, Layout::kPlain);
+  AddStridedCopy(c, xp, base, c.shape(y), stride, yp);
   c.Done(y);
   return Status::Ok();
 }

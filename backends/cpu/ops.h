@@ -67,6 +67,8 @@ bool SupportsBatchNorm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileBatchNorm(Compiler& c, const Node& n);
 bool SupportsGemm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileGemm(Compiler& c, const Node& n);
+/// MatMul whose B is a run-time value or of rank > 2 (matmul.cc): batched Sgemm (eigen_kernels.h).
+Status CompileBatchedMatMul(Compiler& c, const Node& n);
 bool SupportsSoftmax(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSoftmax(Compiler& c, const Node& n);
 bool SupportsReshape(const Node& n, const Graph& g, const GraphInfo& info);
@@ -75,8 +77,14 @@ Status CompileReshape(Compiler& c, const Node& n);
 Status CompileConcat(Compiler& c, const Node& n);
 bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileTranspose(Compiler& c, const Node& n);
+/// Slice with known starts, ends, axes, steps (layout_ops.cc).
+bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileSlice(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
+/// ReduceSum/Mean/Max/Min (reduce.cc): float32 data, axes from the attribute or a known int64 input.
+bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileReduce(Compiler& c, const Node& n);
 bool SupportsRnn(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileRnn(Compiler& c, const Node& n);
 

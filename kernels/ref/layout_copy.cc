@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/slice_geometry.h"
 #include "runtime/ops/data_dependent.h"
 
 namespace tare {
@@ -233,37 +234,11 @@ Result<KernelFn> MakeSlice(const Node&) {
   return KernelFn([](const Ins& in, const Outs& out) {
     const Tensor& x = *in[0];
     Tensor& y = *out[0];
-    const size_t r = x.shape.size();
-    const std::vector<int64_t> starts = Ints(in[1]), ends = Ints(in[2]);
-    const size_t n = starts.size();
-    std::vector<int64_t> axes(n), steps(n, 1);
-    for (size_t i = 0; i < n; ++i) axes[i] = static_cast<int64_t>(i);
+    std::vector<int64_t> axes, steps, st;
     if (in.size() > 3 && in[3]) axes = Ints(in[3]);
     if (in.size() > 4 && in[4]) steps = Ints(in[4]);
-    const std::vector<int64_t> xs = Strides(x.shape);
-    std::vector<int64_t> st = xs;
     int64_t base = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t a = Axis(axes[i], r), dim = x.shape[a];
-      if (dim == 0) continue;  // y's dim is 0 too: nothing is copied
-      int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
-      int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
-      int64_t step = steps[i], count;
-      if (step > 0) {
-        s = std::clamp<int64_t>(s, 0, dim);
-        e = std::clamp<int64_t>(e, 0, dim);
-        step = std::min(step, dim);  // a larger step takes the same (at most one) element
-        count = e > s ? 1 + (e - s - 1) / step : 0;
-      } else {
-        s = std::clamp<int64_t>(s, 0, dim - 1);
-        e = std::clamp<int64_t>(e, -1, dim - 1);
-        step = step < -dim ? -dim : step;
-        count = s > e ? 1 + (s - e - 1) / -step : 0;
-      }
-      if (count != y.shape[a]) return Status::Error("Slice: output dim " + std::to_string(a) + " mismatch");
-      base += count ? s * xs[a] : 0;
-      st[a] = xs[a] * step;
-    }
+    TARE_RETURN_IF_ERROR(SliceGeometry(x.shape, y.shape, Ints(in[1]), Ints(in[2]), axes, steps, &base, &st));
     CopyStrided(x.data, y.data, DTypeSize(x.dtype), y.shape, st, base);
     return Status::Ok();
   });

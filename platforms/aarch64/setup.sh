@@ -34,7 +34,7 @@ debs=(libxnnpack0:arm64 libxnnpack-dev:arm64 libpthreadpool0:arm64 libpthreadpoo
       libprotobuf32:arm64 libprotobuf-dev:arm64 zlib1g:arm64 zlib1g-dev:arm64
       libssl3:arm64 libssl-dev:arm64 libdnnl2:arm64 libdnnl-dev:arm64
       libvulkan1:arm64 libvulkan-dev:arm64 libbenchmark1debian:arm64 libbenchmark-dev:arm64
-      doctest-dev libcli11-dev nlohmann-json3-dev)
+      doctest-dev libcli11-dev nlohmann-json3-dev libeigen3-dev)
 stamp=$SYSROOT/.packages
 if [[ -f $stamp && "$(cat "$stamp")" == "${debs[*]}" ]]; then
   echo "aarch64 setup: sysroot present ($SYSROOT)"; exit 0

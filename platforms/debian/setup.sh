@@ -13,7 +13,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libprotobuf-dev protobuf-compiler libonnx-dev
       libcli11-dev nlohmann-json3-dev libssl-dev zlib1g-dev doctest-dev libonnx-testdata python3
       python3-numpy python3-onnx
-      libxnnpack-dev libpthreadpool-dev libbenchmark-dev libdnnl-dev
+      libxnnpack-dev libpthreadpool-dev libeigen3-dev libbenchmark-dev libdnnl-dev
       pybind11-dev python3-dev python3-pytest  # the Python module and its tests (issue 17)
       chromium  # headless screenshots of tare compare's HTML reports (tests/cli/compare_html.sh)
       # the vulkan backend (issue 18): headers and glslc to build; lavapipe (Mesa's software Vulkan

@@ -1,0 +1,77 @@
+// MatMul on run-time operands (or a known B of rank > 2) on the cpu backend: ONNX MatMul-13
+// (numpy.matmul): A (..., M, K) times B (..., K, N), the batch dims broadcast, each batch one Sgemm
+// (eigen_kernels.h), batches and row blocks split over the thread pool. A known 2-D B takes XNNPACK's fully
+// connected operator instead (gemm.cc). Rank-1 operands and empty tensors run the reference.
+#include <algorithm>
+
+#include "backends/cpu/ops.h"
+#include "backends/cpu/eigen_kernels.h"
+
+namespace tare::cpu {
+
+void Sgemm(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, size_t m, size_t k, size_t n) {
+  if (EigenAvailable()) return SgemmEigen(a, lda, b, ldb, c, ldc, m, k, n);
+  for (size_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    std::fill(ci, ci + n, 0.0f);
+    for (size_t p = 0; p < k; ++p) {
+      const float av = a[i * lda + p];
+      const float* bp = b + p * ldb;
+      for (size_t j = 0; j < n; ++j) ci[j] += av * bp[j];
+    }
+  }
+}
+
+Status CompileBatchedMatMul(Compiler& c, const Node& n) {
+  const int a = n.inputs[0], b = n.inputs[1], y = n.outputs[0];
+  const Shape& as = c.shape(a);
+  const Shape& bs = c.shape(b);
+  const Shape& ys = c.shape(y);
+  if (as.size() < 2 || bs.size() < 2 || c.slot(y).numel() == 0 || c.slot(a).numel() == 0 || c.slot(b).numel() == 0)
+    return c.CompileRef(n);
+  const size_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  // Batch strides (in matrices) of A and B over Y's batch dims, 0 where an operand broadcasts.
+  const size_t rank = ys.size() - 2;
+  std::vector<size_t> dims(rank), sa(rank, 0), sb(rank, 0);
+  size_t batches = 1;
+  for (size_t i = 0; i < rank; ++i) dims[i] = static_cast<size_t>(ys[i]);
+  auto strides = [&](const Shape& s, std::vector<size_t>* st) {
+    size_t acc = 1;
+    const size_t r = s.size() - 2;
+    for (size_t i = 0; i < r; ++i) {
+      const size_t d = r - 1 - i, yd = rank - 1 - i;
+      if (s[d] != 1) (*st)[yd] = acc;
+      acc *= static_cast<size_t>(s[d]);
+    }
+  };
+  strides(as, &sa);
+  strides(bs, &sb);
+  for (size_t d : dims) batches *= d;
+  const float* ap = c.In(a, Layout::kPlain);
+  const float* bp = c.In(b, Layout::kPlain);
+  float* yp = c.Out(y, Layout::kPlain);
+  // Tasks: (batch, block of rows); a block is at least 16 rows and about 2^18 multiply-adds.
+  const size_t rows = std::min(M, std::max<size_t>(16, (size_t(1) << 18) / std::max<size_t>(1, K * N)));
+  const size_t blocks = (M + rows - 1) / rows;
+  ThreadPool* pool = c.pool();
+  c.Add([=] {
+    pool->ParallelFor(batches * blocks, 1, [&](size_t t0, size_t t1) {
+      for (size_t t = t0; t < t1; ++t) {
+        const size_t bi = t / blocks, r0 = (t % blocks) * rows, r1 = std::min(M, r0 + rows);
+        size_t rem = bi, oa = 0, ob = 0;
+        for (size_t d = rank; d-- > 0;) {
+          const size_t i = rem % dims[d];
+          rem /= dims[d];
+          oa += i * sa[d];
+          ob += i * sb[d];
+        }
+        Sgemm(ap + oa * M * K + r0 * K, K, bp + ob * K * N, N, yp + bi * M * N + r0 * N, N, r1 - r0, K, N);
+      }
+    });
+    return Status::Ok();
+  });
+  c.Done(y);
+  return Status::Ok();
+}
+
+}  // namespace tare::cpu

@@ -1,0 +1,197 @@
+// The cpu backend's kernels for 2020s architectures (issue 23): Erf, Tanh, Exp and Log (Eigen's
+// packet functions where the CPU allows AVX2, else the reference's) over every float range against
+// the C library's double functions computed here, within kBudgetTranscendental (8 eps |y|, plus
+// 1e-38 absolute as the op tables allow below FLT_MIN), with NaN, infinities, zeros and denormals;
+// ReduceSum/Mean/Max/Min, Pow and Slice on cpu bit-identical to ref; batched, broadcast MatMul on run-time
+// operands against a product summed in double here, within (K + 2) eps sum|a b|. Each node must run
+// on cpu (not fall back to ref). TARE_CPU_ISA=generic runs the same cases on the plain paths
+// (ctest's cpu_math.generic).
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "tests/backends/backend_check.h"
+#include "tests/ops/op_test_util.h"
+
+using namespace tare;
+using namespace tare::test;
+
+namespace {
+
+constexpr double kEps32 = 1.0 / (1 << 24);
+
+/// Values over the whole float range: +-10^u for u in [-45, 39], zeros, denormals, infinities,
+/// NaN, and a dense grid over [-10, 10].
+std::vector<double> Sweep() {
+  std::vector<double> v = {0.0, -0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), 1e-45, -1e-45, 1e-40, 3e-39, -2e-39, 1.17549435e-38};
+  for (int i = 0; i <= 8400; ++i) {
+    const double m = std::pow(10.0, -45.0 + i * 0.01);
+    v.push_back(static_cast<float>(m));
+    v.push_back(static_cast<float>(-m));
+  }
+  for (int i = -20000; i <= 20000; ++i) v.push_back(static_cast<float>(i * 5e-4));
+  return v;
+}
+
+void CheckFunction(const std::string& op, double (*f)(double)) {
+  const std::vector<double> xs = Sweep();
+  const Tensor x = F32({static_cast<int64_t>(xs.size())}, xs);
+  NodeOf n(op);
+  CHECK(RanOn("cpu", n.node, {x}) == "cpu");
+  G g;
+  g.g->outputs.push_back(g.Add(n, {g.Input("x", x.shape)}, "y"));
+  for (int threads : {1, 2}) {
+    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"x", x}});
+    REQUIRE(got.size() == 1);
+    int bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double xi = static_cast<float>(xs[i]);
+      const double want = f(xi), y = ReadDouble(got[0].tensor, static_cast<int64_t>(i));
+      const double want32 = static_cast<float>(want);  // past FLT_MAX: inf
+      bool ok;
+      if (std::isnan(want)) ok = std::isnan(y);
+      else if (std::isinf(want32)) ok = y == want32;
+      else {
+        const double tol = 8 * kEps32 * std::fabs(want) + 1e-38;
+        ok = std::fabs(y - want) <= tol;
+        worst = std::max(worst, std::fabs(y - want) / tol);
+      }
+      if (!ok && ++bad <= 5) FAIL_CHECK(op << "(" << xi << ") = " << y << ", want " << want);
+    }
+    CHECK(bad == 0);
+    MESSAGE(op << " on cpu, " << threads << " thread(s): worst err/tol " << worst);
+  }
+}
+
+/// One node on cpu and on ref: outputs bit-identical (NaN where NaN), and the node ran on cpu.
+void CheckBitIdentical(const Node& n, const std::vector<Tensor>& inputs) {
+  CHECK(RanOn("cpu", n, inputs) == "cpu");
+  Result<std::vector<Tensor>> want = Run(n, inputs, DType::kFloat32);
+  REQUIRE(want.ok());
+  G g;
+  std::vector<int> ins;
+  std::vector<NamedTensor> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype == DType::kFloat32) {
+      ins.push_back(g.Input("x" + std::to_string(i), inputs[i].shape));
+      feeds.push_back({"x" + std::to_string(i), inputs[i]});
+    } else {
+      ins.push_back(g.Const("c" + std::to_string(i), inputs[i]));
+    }
+  }
+  g.g->outputs.push_back(g.Add(n, ins, "y"));
+  for (int threads : {1, 2}) {
+    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), feeds);
+    REQUIRE(got[0].tensor.shape == (*want)[0].shape);
+    for (int64_t i = 0; i < got[0].tensor.numel(); ++i) {
+      const float a = got[0].tensor.as<float>()[i], b = (*want)[0].as<float>()[i];
+      if (!(std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b)))) {
+        FAIL_CHECK(n.op << " element " << i << ": cpu " << a << ", ref " << b);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cpu Erf, Tanh, Exp, Log over the float range against libm's double functions") {
+  CheckFunction("Erf", [](double v) { return std::erf(v); });
+  CheckFunction("Tanh", [](double v) { return std::tanh(v); });
+  CheckFunction("Exp", [](double v) { return std::exp(v); });
+  CheckFunction("Log", [](double v) { return std::log(v); });
+}
+
+TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice: bit-identical to ref") {
+  std::mt19937 rng(2323);
+  Tensor x = RandF32({3, 4, 5, 6}, rng, -3, 3);
+  x.as<float>()[17] = std::numeric_limits<float>::quiet_NaN();  // NaN wins max and min, spreads in sums
+  const std::vector<std::vector<int64_t>> axes = {{3}, {-1}, {1, 2}, {0}, {2}, {1, 2, 3}, {0, 1, 2, 3}, {}, {1, 3}};
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"})
+    for (const auto& a : axes)
+      for (int64_t keep : {0, 1}) {
+        CAPTURE(op);
+        CAPTURE(a.size());
+        CAPTURE(keep);
+        NodeOf n(op);
+        n.Attr("keepdims", keep);
+        if (std::string(op) == "ReduceSum") {  // ReduceSum-13: axes as an input
+          if (a.empty()) {
+            CheckBitIdentical(n.node, {x});
+          } else {
+            CheckBitIdentical(n.node, {x, I64({static_cast<int64_t>(a.size())}, a)});
+          }
+        } else {
+          if (!a.empty()) n.Attr("axes", a);
+          CheckBitIdentical(n.node, {x});
+        }
+      }
+  // Pow: the known exponent 2 (x * x), a known 0.5, a run-time broadcast exponent.
+  Tensor b = RandF32({5, 6}, rng, -2, 2);
+  Tensor pos = RandF32({3, 4, 5, 6}, rng, 0, 4);
+  CheckBitIdentical(NodeOf("Pow").node, {x, F32({}, {2.0})});
+  CheckBitIdentical(NodeOf("Pow").node, {pos, F32({1}, {0.5})});
+  CheckBitIdentical(NodeOf("Pow").node, {pos, b});
+  // Slice with known starts/ends/axes/steps: ViT's run-time q/k/v split, negative and clamped
+  // bounds, reversed steps (the same geometry as the reference: kernels/ref/slice_geometry.h).
+  const Tensor qkv = RandF32({1, 197, 3, 64}, rng);
+  CheckBitIdentical(NodeOf("Slice").node, {qkv, I64({1}, {1}), I64({1}, {2}), I64({1}, {2})});
+  CheckBitIdentical(NodeOf("Slice").node, {x, I64({2}, {-1, 1}), I64({2}, {-100, 100}), I64({2}, {3, 1}), I64({2}, {-2, 2})});
+  CheckBitIdentical(NodeOf("Slice").node, {x, I64({1}, {0}), I64({1}, {1}), I64({1}, {-1})});
+}
+
+TEST_CASE("cpu MatMul on run-time operands: batched, broadcast, against a double product") {
+  std::mt19937 rng(777);
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{4, 128, 64}, {4, 64, 128}},      // attention scores (4 heads)
+      {{1, 4, 128, 128}, {1, 4, 128, 64}},  // scores x values
+      {{2, 3, 5, 7}, {3, 7, 4}},         // B broadcast over the leading batch dim
+      {{5, 7}, {2, 3, 7, 9}},            // A broadcast over both batch dims
+      {{2, 1, 6, 3}, {1, 4, 3, 2}},      // both broadcast
+      {{300, 33}, {33, 17}},             // 2-D, row blocks
+  };
+  for (const auto& [as, bs] : cases) {
+    const Tensor a = RandF32(as, rng), b = RandF32(bs, rng);
+    NodeOf n("MatMul");
+    CHECK(RanOn("cpu", n.node, {a, b}) == "cpu");
+    G g;
+    g.g->outputs.push_back(g.Add(n, {g.Input("a", as), g.Input("b", bs)}, "y"));
+    Result<std::vector<Tensor>> ref = Run(n, {a, b}, DType::kFloat64);
+    REQUIRE(ref.ok());
+    const Shape& ys = (*ref)[0].shape;
+    const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+    for (int threads : {1, 2}) {
+      std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"a", a}, {"b", b}});
+      REQUIRE(got[0].tensor.shape == ys);
+      // The product summed in double here, batch index by index (numpy.matmul's broadcasting).
+      const int64_t batches = got[0].tensor.numel() / (M * N);
+      const size_t r = ys.size() - 2;
+      int bad = 0;
+      for (int64_t bi = 0; bi < batches; ++bi) {
+        int64_t oa = 0, ob = 0, rem = bi, sa = 1, sb = 1;
+        for (size_t d = r; d-- > 0;) {
+          const int64_t i = rem % ys[d];
+          rem /= ys[d];
+          const int64_t da = static_cast<int64_t>(d) - static_cast<int64_t>(r) + static_cast<int64_t>(as.size()) - 2;
+          const int64_t db = static_cast<int64_t>(d) - static_cast<int64_t>(r) + static_cast<int64_t>(bs.size()) - 2;
+          if (da >= 0) { oa += (as[da] == 1 ? 0 : i) * sa; sa *= as[da]; }
+          if (db >= 0) { ob += (bs[db] == 1 ? 0 : i) * sb; sb *= bs[db]; }
+        }
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double s = 0, sabs = 0;
+            for (int64_t k = 0; k < K; ++k) {
+              const double p = double(a.as<float>()[oa * M * K + i * K + k]) * b.as<float>()[ob * K * N + k * N + j];
+              s += p;
+              sabs += std::fabs(p);
+            }
+            const double y = got[0].tensor.as<float>()[bi * M * N + i * N + j];
+            if (std::fabs(y - s) > (K + 2) * kEps32 * sabs + 1e-38 && ++bad <= 3) FAIL_CHECK("batch " << bi << " (" << i << ", " << j << "): " << y << " want " << s);
+          }
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
