@@ -65,7 +65,7 @@ void CheckFunction(const std::string& op, double (*f)(double)) {
   }
 }
 
-/// One node on cpu and on ref: outputs bit-identical (NaN where NaN), and the node ran on cpu.
+/// One node on cpu (2 threads) and on ref: outputs bit-identical (NaN where NaN), and the node ran on cpu.
 void CheckBitIdentical(const Node& n, const std::vector<Tensor>& inputs) {
   CHECK(RanOn("cpu", n, inputs) == "cpu");
   Result<std::vector<Tensor>> want = Run(n, inputs, DType::kFloat32);
@@ -82,8 +82,8 @@ void CheckBitIdentical(const Node& n, const std::vector<Tensor>& inputs) {
     }
   }
   g.g->outputs.push_back(g.Add(n, ins, "y"));
-  for (int threads : {1, 2}) {
-    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), feeds);
+  {
+    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", 2), feeds);
     REQUIRE(got[0].tensor.shape == (*want)[0].shape);
     for (int64_t i = 0; i < got[0].tensor.numel(); ++i) {
       const float a = got[0].tensor.as<float>()[i], b = (*want)[0].as<float>()[i];
@@ -108,10 +108,14 @@ TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice
   std::mt19937 rng(2323);
   Tensor x = RandF32({3, 4, 5, 6}, rng, -3, 3);
   x.as<float>()[17] = std::numeric_limits<float>::quiet_NaN();  // NaN wins max and min, spreads in sums
-  const std::vector<std::vector<int64_t>> axes = {{3}, {-1}, {1, 2}, {0}, {2}, {1, 2, 3}, {0, 1, 2, 3}, {}, {1, 3}};
+  // Last axis (LayerNorm), a middle block, the first axis, all (empty axes), and {1, 3} (not one
+  // block: the reference kernel inside the cpu partition); keepdims alternating.
+  const std::vector<std::vector<int64_t>> axes = {{-1}, {1, 2}, {0}, {}, {1, 3}};
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"})
-    for (const auto& a : axes)
-      for (int64_t keep : {0, 1}) {
+    for (size_t ai = 0; ai < axes.size(); ++ai) {
+      const std::vector<int64_t>& a = axes[ai];
+      const int64_t keep = static_cast<int64_t>(ai % 2);
+      {
         CAPTURE(op);
         CAPTURE(a.size());
         CAPTURE(keep);
@@ -128,6 +132,7 @@ TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice
           CheckBitIdentical(n.node, {x});
         }
       }
+    }
   // Pow: the known exponent 2 (x * x), a known 0.5, a run-time broadcast exponent.
   Tensor b = RandF32({5, 6}, rng, -2, 2);
   Tensor pos = RandF32({3, 4, 5, 6}, rng, 0, 4);
