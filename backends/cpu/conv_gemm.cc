@@ -17,7 +17,7 @@ constexpr size_t kTilesPerTask = 64;
 
 }  // namespace
 
-bool GemmConv::Available() { return CpuIsa() == Isa::kAvx512; }
+bool GemmConv::Available() { return CpuIsa() != Isa::kGeneric; }
 
 bool GemmConv::Worth(const GemmConvShape& s) {
   // Enough terms per output (K = cg * kh * kw) to amortize a tile's set-up and stores, and output
@@ -116,6 +116,7 @@ void GemmConv::Run(const ThreadPool* pool) const {
   }
   const size_t runs = (tiles_ + per - 1) / per;
   const size_t M = s.ystride ? s.ystride : s.groups * s.og;
+  const bool avx512 = CpuIsa() == Isa::kAvx512;
   pool->ParallelFor(s.groups * nblocks_ * runs, 1, [&](size_t b, size_t e) {
     for (size_t task = b; task < e; ++task) {
       const size_t gb = task / runs, run = task % runs;
@@ -139,7 +140,8 @@ void GemmConv::Run(const ThreadPool* pool) const {
       k.lo = s.lo;
       k.hi = s.hi;
 #if defined(__x86_64__)
-      GemmConvAvx512(k);
+      if (avx512) GemmConvAvx512(k);
+      else GemmConvAvx2(k);
 #endif
     }
   });

@@ -1,12 +1,14 @@
-// The backend's own convolution for AVX-512 machines (NHWC, float32): an implicit GEMM over
-// output pixels x output channels with a 6 x 64 register tile (24 zmm accumulators; XNNPACK's
-// 2022 AVX-512 kernels use 7 x 16, which keeps the FMA units about 85% busy). Per output element
+// The backend's own convolution for AVX-512 and AVX2 machines (NHWC, float32): an implicit GEMM
+// over output pixels x output channels with a 6 x 64 register tile on AVX-512 (24 zmm accumulators;
+// XNNPACK's 2022 AVX-512 kernels use 7 x 16, which keeps the FMA units about 85% busy) and 6 x 16
+// strips of it on AVX2 + FMA (12 ymm accumulators; issue 23). Per output element
 // the sum is acc = bias, then acc = fma(x, w, acc) over taps (kernel rows, then columns) and, per
 // tap, input channels in order: one rounding per term, as a dot product; within the op's budget.
 // Each output element is computed by one task in that fixed order, so the result does not depend
 // on the thread count.
-// Chosen at run time: GemmConv::Available() (the CPU has AVX-512F); otherwise the caller uses
-// XNNPACK, which dispatches itself. conv_gemm_avx512.cc is the only file built with -mavx512f.
+// Chosen at run time: GemmConv::Available() (CpuIsa(), isa.h: AVX-512F, or AVX2 and FMA; capped by
+// TARE_CPU_ISA); otherwise the caller uses XNNPACK, which dispatches itself. conv_gemm_avx512.cc is
+// the only file built with -mavx512f, conv_gemm_avx2.cc (with eigen_kernels.cc) with -mavx2 -mfma.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -26,7 +28,7 @@ struct GemmConvShape {
 
 class GemmConv {
  public:
-  /// True when this CPU can run it (AVX-512F).
+  /// True when this CPU can run it (CpuIsa() is AVX-512 or AVX2).
   static bool Available();
   /// Whether it should be preferred to XNNPACK for this shape (enough channels to fill its tiles).
   static bool Worth(const GemmConvShape& s);
@@ -73,5 +75,7 @@ struct GemmConvTask {
   float lo, hi;
 };
 void GemmConvAvx512(const GemmConvTask& task);
+/// The same on AVX2 + FMA (conv_gemm_avx2.cc): 6 x 16 strips, the same order of terms.
+void GemmConvAvx2(const GemmConvTask& task);
 
 }  // namespace tare::cpu

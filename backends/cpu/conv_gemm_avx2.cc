@@ -1,0 +1,95 @@
+// The AVX2 + FMA tile loop of GemmConv (conv_gemm.h; issue 23): built with -mavx2 -mfma, called
+// only when CpuIsa() is AVX2 (an AVX-512 machine runs conv_gemm_avx512.cc unless TARE_CPU_ISA caps
+// it). The weights are packed as for AVX-512 ([taps][cg][64] per channel block); a tile is 6
+// output pixels x 16 output channels (12 ymm accumulators, 2 weight loads and 6 broadcasts per input
+// channel, 15 of the 16 ymm registers), and a 64-channel block is four such column strips. Each
+// output element sums bias, then taps in order, channels ascending, one FMA each: the AVX-512
+// kernel's order, so both give the same bits.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "backends/cpu/conv_gemm.h"
+
+namespace tare::cpu {
+namespace {
+
+constexpr size_t kMR = 6;
+
+/// Lanes [0, n) of 8 enabled (n clamped to [0, 8]), as _mm256_maskload_ps/_maskstore_ps want.
+__m256i Mask8(size_t nvalid, size_t lo) {
+  const int n = nvalid <= lo ? 0 : static_cast<int>(std::min<size_t>(8, nvalid - lo));
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
+}
+
+#define TARE_INIT_ROW2(i)                                                       \
+  __m256 acc##i##0, acc##i##1;                                                  \
+  if (first) {                                                                  \
+    acc##i##0 = _mm256_loadu_ps(k.bias + col);                                  \
+    acc##i##1 = _mm256_loadu_ps(k.bias + col + 8);                              \
+  } else {                                                                      \
+    const float* yr = k.y + (p0 + (i < rows ? i : 0)) * k.ystride + col;        \
+    acc##i##0 = _mm256_maskload_ps(yr, m0);                                     \
+    acc##i##1 = _mm256_maskload_ps(yr + 8, m1);                                 \
+  }
+
+#define TARE_FMA_ROW2(i)                              \
+  {                                                   \
+    const __m256 va = _mm256_broadcast_ss(a##i + c);  \
+    acc##i##0 = _mm256_fmadd_ps(va, b0, acc##i##0);   \
+    acc##i##1 = _mm256_fmadd_ps(va, b1, acc##i##1);   \
+  }
+
+#define TARE_FINISH2(v, off, m)                                                              \
+  if (last) {                                                                                \
+    if (k.res) v = _mm256_add_ps(v, _mm256_maskload_ps(k.res + rroff + col + off, m));       \
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(k.lo)), _mm256_set1_ps(k.hi));         \
+  }                                                                                          \
+  _mm256_maskstore_ps(k.y + roff + col + off, m, v);
+
+#define TARE_STORE_ROW2(i)                     \
+  if (i < rows) {                              \
+    const size_t roff = (p0 + i) * k.ystride;  \
+    const size_t rroff = (p0 + i) * k.rstride; \
+    TARE_FINISH2(acc##i##0, 0, m0)             \
+    TARE_FINISH2(acc##i##1, 8, m1)             \
+  }
+
+/// One tile and column strip [col, col + 16) of the 64-channel block, taps [cb, ce).
+__attribute__((noinline)) void Tile2(const GemmConvTask& k, size_t tile, size_t col, size_t cb, size_t ce) {
+  const bool first = cb == 0, last = ce == k.taps;
+  const size_t p0 = tile * kMR;
+  const size_t rows = std::min(kMR, k.pixels - p0);
+  const __m256i m0 = Mask8(k.nvalid, col), m1 = Mask8(k.nvalid, col + 8);
+  TARE_INIT_ROW2(0) TARE_INIT_ROW2(1) TARE_INIT_ROW2(2) TARE_INIT_ROW2(3) TARE_INIT_ROW2(4) TARE_INIT_ROW2(5)
+  const float* const* ind = k.ind + tile * k.taps * kMR;
+  const size_t cg = k.cg, coff = k.coff;
+  for (size_t t = cb; t < ce; ++t) {
+    const float* a0 = ind[t * kMR + 0] + coff;
+    const float* a1 = ind[t * kMR + 1] + coff;
+    const float* a2 = ind[t * kMR + 2] + coff;
+    const float* a3 = ind[t * kMR + 3] + coff;
+    const float* a4 = ind[t * kMR + 4] + coff;
+    const float* a5 = ind[t * kMR + 5] + coff;
+    const float* wp = k.w + t * cg * 64 + col;
+    for (size_t c = 0; c < cg; ++c, wp += 64) {
+      const __m256 b0 = _mm256_loadu_ps(wp);
+      const __m256 b1 = _mm256_loadu_ps(wp + 8);
+      TARE_FMA_ROW2(0) TARE_FMA_ROW2(1) TARE_FMA_ROW2(2) TARE_FMA_ROW2(3) TARE_FMA_ROW2(4) TARE_FMA_ROW2(5)
+    }
+  }
+  TARE_STORE_ROW2(0) TARE_STORE_ROW2(1) TARE_STORE_ROW2(2) TARE_STORE_ROW2(3) TARE_STORE_ROW2(4) TARE_STORE_ROW2(5)
+}
+
+}  // namespace
+
+void GemmConvAvx2(const GemmConvTask& k) {
+  for (size_t cb = 0; cb < k.taps; cb += k.chunk_taps) {
+    const size_t ce = std::min(k.taps, cb + k.chunk_taps);
+    for (size_t tile = k.t0; tile < k.t1; ++tile)
+      for (size_t col = 0; col < 64 && col < k.nvalid; col += 16) Tile2(k, tile, col, cb, ce);
+  }
+}
+
+}  // namespace tare::cpu
