@@ -45,9 +45,10 @@ void BatchedTranspose(const float* x, float* y, size_t n, size_t rows, size_t co
 class CpuExecutable : public Executable {
  public:
   CpuExecutable(std::vector<StepFn> steps, std::vector<std::string> labels, std::vector<std::shared_ptr<void>> buffers,
-                std::vector<XnnOp> ops, std::shared_ptr<ThreadPool> pool)
+                std::vector<XnnOp> ops, std::shared_ptr<ThreadPool> pool, std::vector<std::string> notes)
       : steps_(std::move(steps)),
         labels_(std::move(labels)),
+        notes_(std::move(notes)),
         buffers_(std::move(buffers)),
         ops_(std::move(ops)),
         pool_(std::move(pool)) {
@@ -67,6 +68,7 @@ class CpuExecutable : public Executable {
       std::fprintf(stderr, "  mean %8.3f ms  min %8.3f ms  %5.1f%%  step %zu  %s\n", 1e3 * seconds_[i] / runs_,
                    1e3 * min_[i], 100 * seconds_[i] / total, i, labels_[i].c_str());
   }
+  std::vector<std::string> Notes() const override { return notes_; }
   Status Run(std::vector<Tensor>&) override {
     if (profile_) {
       ++runs_;
@@ -86,6 +88,7 @@ class CpuExecutable : public Executable {
  private:
   std::vector<StepFn> steps_;
   std::vector<std::string> labels_;
+  std::vector<std::string> notes_;
   bool profile_ = false;
   int runs_ = 0;
   std::vector<double> seconds_, min_;
@@ -375,7 +378,7 @@ Status Compiler::CompileRef(const Node& n) {
 Result<std::unique_ptr<Executable>> Compiler::Finish(std::shared_ptr<ThreadPool> pool) {
   if (out_of_memory_) return Status::Error("cpu backend: out of memory allocating private buffers");
   return std::unique_ptr<Executable>(
-      new CpuExecutable(std::move(steps_), std::move(labels_), std::move(buffers_), std::move(ops_), std::move(pool)));
+      new CpuExecutable(std::move(steps_), std::move(labels_), std::move(buffers_), std::move(ops_), std::move(pool), std::move(notes_)));
 }
 
 }  // namespace tare::cpu

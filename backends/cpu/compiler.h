@@ -38,6 +38,8 @@ class Compiler {
   /// Known at plan time: its data can be read now.
   bool IsConst(int v) const { return v >= 0 && info_.known[v]; }
   bool IsLiveOut(int v) const { return live_out_[v] != 0; }
+  /// How many node inputs of the whole graph read v (GraphInfo::readers).
+  int Readers(int v) const { return info_.readers[v]; }
   /// A rank-4 float32 value whose NCHW and NHWC orders differ (C > 1 and H*W > 1).
   bool LayoutMatters(int v) const;
   /// Whether v is (already) held NHWC, so an NHWC consumer needs no transpose.
@@ -96,6 +98,12 @@ class Compiler {
     steps_.push_back(std::move(fn));
     labels_.push_back(pos_ < part_.nodes.size() ? label_ + NodeAt(pos_).op + " " + NodeAt(pos_).name : "");
   }
+  /// Says how the node at partition position p is computed (`tare run --explain`), e.g. "fused
+  /// LayerNorm".
+  void Note(size_t p, std::string note) {
+    if (notes_.size() < part_.nodes.size()) notes_.resize(part_.nodes.size());
+    if (p < notes_.size()) notes_[p] = std::move(note);
+  }
   /// Prefix of the next steps' labels (e.g. "transpose "), until changed.
   void SetLabel(std::string l) { label_ = std::move(l); }
   /// Keeps an object alive as long as the compiled partition.
@@ -144,6 +152,7 @@ class Compiler {
   } copy_;
   std::vector<StepFn> steps_;
   std::vector<std::string> labels_;
+  std::vector<std::string> notes_;  ///< per partition position (Executable::Notes), "" when none
   std::string label_;
   std::vector<std::shared_ptr<void>> buffers_;
   std::vector<XnnOp> ops_;

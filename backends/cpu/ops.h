@@ -82,6 +82,11 @@ bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSlice(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
+/// Fusions (fusions.cc): at a ReduceMean starting PyTorch's LayerNorm decomposition, or at a Div
+/// starting its erf Gelu, compiles the whole chain as one step and absorbs its other nodes; false
+/// (nothing done) when the nodes ahead do not form the pattern.
+Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
+Result<bool> TryGelu(Compiler& c, const Node& div);
 /// ReduceSum/Mean/Max/Min (reduce.cc): float32 data, axes from the attribute or a known int64 input.
 bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileReduce(Compiler& c, const Node& n);

@@ -78,6 +78,10 @@ bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info) {
 }
 
 Status CompileReduce(Compiler& c, const Node& n) {
+  if (n.op == "ReduceMean") {
+    TARE_ASSIGN_OR_RETURN(bool fused, TryLayerNorm(c, n));
+    if (fused) return Status::Ok();
+  }
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& s = c.shape(x);
   if (c.slot(x).numel() == 0 || c.slot(y).numel() == 0) return c.CompileRef(n);

@@ -7,6 +7,7 @@
 // on cpu (not fall back to ref). TARE_CPU_ISA=generic runs the same cases on the plain paths
 // (ctest's cpu_math.generic).
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -198,5 +199,86 @@ TEST_CASE("cpu MatMul on run-time operands: batched, broadcast, against a double
       }
       CHECK(bad == 0);
     }
+  }
+}
+
+namespace {
+
+/// PyTorch's opset-14 LayerNorm over the last axis of x (gamma, beta [D]), then its erf Gelu, as
+/// nodes; `expose` also makes the chains' intermediates graph outputs (so they cannot be fused).
+struct NormGelu {
+  G g;
+  int y_norm = -1, y_gelu = -1;
+  NormGelu(const Shape& xs, std::mt19937& rng, bool expose) {
+    const int64_t D = xs.back();
+    const int x = g.Input("x", xs);
+    NodeOf mean("ReduceMean");
+    mean.Attr("axes", std::vector<int64_t>{-1});
+    const int m = g.Add(mean, {x}, "m");
+    const int d = g.Add(NodeOf("Sub"), {x, m}, "d");
+    const int p = g.Add(NodeOf("Pow"), {d, g.Const("two", F32({}, {2.0}))}, "p");
+    const int v = g.Add(mean, {p}, "v");
+    const int e = g.Add(NodeOf("Add"), {v, g.Const("eps", F32({}, {1e-5}))}, "e");
+    const int s = g.Add(NodeOf("Sqrt"), {e}, "s");
+    const int n = g.Add(NodeOf("Div"), {d, s}, "n");
+    const int gm = g.Add(NodeOf("Mul"), {g.Const("gamma", RandF32({D}, rng, 0.5, 1.5)), n}, "gm");
+    y_norm = g.Add(NodeOf("Add"), {gm, g.Const("beta", RandF32({D}, rng, -1, 1))}, "y_norm");
+    const int a = g.Add(NodeOf("Div"), {y_norm, g.Const("sqrt2", F32({}, {1.4142135381698608}))}, "a");
+    const int b = g.Add(NodeOf("Erf"), {a}, "b");
+    const int c = g.Add(NodeOf("Add"), {b, g.Const("one", F32({}, {1.0}))}, "c");
+    const int dd = g.Add(NodeOf("Mul"), {y_norm, c}, "dd");
+    y_gelu = g.Add(NodeOf("Mul"), {dd, g.Const("half", F32({}, {0.5}))}, "y_gelu");
+    g.g->outputs = {y_norm, y_gelu};
+    if (expose) g.g->outputs.insert(g.g->outputs.end(), {d, b});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("cpu fuses PyTorch's LayerNorm and erf Gelu decompositions, with the unfused chains' bits") {
+  std::mt19937 rng(99);
+  Tensor x = RandF32({2, 9, 37}, rng, -4, 4);
+  x.as<float>()[40] = std::numeric_limits<float>::quiet_NaN();  // one row of NaN, the others finite
+  NormGelu fused(x.shape, rng, false);
+  std::mt19937 rng2(99);
+  (void)RandF32({2, 9, 37}, rng2, -4, 4);
+  NormGelu unfused(x.shape, rng2, true);  // the same weights
+  std::vector<NamedTensor> want_ref = RunS(*MakeSession(fused.g.g, "ref", 1), {{"x", x}});
+  std::vector<NamedTensor> want_cpu = RunS(*MakeSession(unfused.g.g, "cpu", 1), {{"x", x}});
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Session> s = MakeSession(fused.g.g, "cpu", threads);
+    std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+    // Every node of both chains ran in a fused step.
+    const auto placement = s->Placement();
+    const std::vector<std::string> notes = s->Notes();
+    int n_norm = 0, n_gelu = 0;
+    for (size_t i = 0; i < notes.size(); ++i) {
+      CHECK(placement[i].second == "cpu");
+      n_norm += notes[i] == "fused LayerNorm (9 nodes)";
+      n_gelu += notes[i] == "fused Gelu (5 nodes)";
+    }
+    CHECK(n_norm == 9);
+    CHECK(n_gelu == 5);
+    // The unfused graph runs no fusion (its intermediates are outputs).
+    std::unique_ptr<Session> u = MakeSession(unfused.g.g, "cpu", threads);
+    RunS(*u, {{"x", x}});
+    for (const std::string& note : u->Notes()) CHECK(note.find("fused") == std::string::npos);
+    // Bits: LayerNorm as ref's unfused chain; Gelu as cpu's unfused chain (its Erf is Eigen's
+    // where the CPU allows AVX2, ref's otherwise).
+    for (int k = 0; k < 2; ++k) {
+      const Tensor& a = got[k].tensor;
+      const Tensor& b = k == 0 ? want_ref[0].tensor : want_cpu[1].tensor;
+      REQUIRE(a.shape == b.shape);
+      int bad = 0;
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        const float p = a.as<float>()[i], q = b.as<float>()[i];
+        if (!(std::memcmp(&p, &q, 4) == 0 || (std::isnan(p) && std::isnan(q))) && ++bad <= 3)
+          FAIL_CHECK(std::string(k == 0 ? "LayerNorm" : "Gelu") << " element " << i << ": fused " << p << ", unfused " << q);
+      }
+      CHECK(bad == 0);
+    }
+    // LayerNorm's first row holds the NaN: all NaN; the second row is finite.
+    CHECK(std::isnan(got[0].tensor.as<float>()[37]));
+    CHECK(std::isfinite(got[0].tensor.as<float>()[74]));
   }
 }

@@ -1,0 +1,223 @@
+// Fusions of the cpu backend for 2020s architectures (issue 23), inside its compile: the file's
+// graph stays the specification (ref and ref64 run every node), the cpu backend runs a chain of
+// nodes as one step when the chain's intermediate values have no other reader and are not live
+// out. Each fused step does the chain's float operations in the chain's order, so its result is
+// the unfused cpu chain's, bit for bit (and `ref`'s wherever the unfused ops are bit-identical to
+// ref: everything but Erf on Eigen's path).
+//   LayerNorm, as PyTorch exports nn.LayerNorm before LayerNormalization-17:
+//     m = ReduceMean(x, last axis, keepdims) ; d = Sub(x, m) ; p = Pow(d, 2) ;
+//     v = ReduceMean(p, last axis, keepdims) ; e = Add(v, eps) ; s = Sqrt(e) ; n = Div(d, s) ;
+//     [y = Mul(n, gamma) ; y = Add(y, beta)]   (gamma, beta known, [D] or one element)
+//   per row of D: the sums in order from 0, / D, then each element's d / s * gamma + beta.
+//   Gelu (erf form), as PyTorch exports nn.GELU():
+//     a = Div(x, c1) ; b = Erf(a) ; c = Add(b, c2) ; d = Mul(x, c) ; y = Mul(d, c3)  (c1..c3
+//     known scalars): y = ((erf(x / c1) + c2) * x) * c3, erf as the cpu's Erf computes it.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cpu/eigen_kernels.h"
+#include "backends/cpu/ops.h"
+
+namespace tare::cpu {
+namespace {
+
+/// The node at position pos() + k when it is not absorbed yet, else nullptr.
+const Node* Ahead(const Compiler& c, size_t k) {
+  const size_t p = c.pos() + k;
+  if (p >= c.size() || c.Absorbed(p)) return nullptr;
+  const Node& n = c.NodeAt(p);
+  return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
+}
+
+/// Whether v is an intermediate a fused chain may skip: `readers` readers, not live out, float32.
+bool Private(const Compiler& c, int v, int readers) {
+  return v >= 0 && !c.IsLiveOut(v) && c.Readers(v) == readers && c.slot(v).dtype == DType::kFloat32;
+}
+
+/// The single float32 value of a known scalar-like v (one element), or NaN when it is not one.
+float KnownScalar(const Compiler& c, int v) {
+  if (!c.IsConst(v) || c.slot(v).dtype != DType::kFloat32 || c.slot(v).numel() != 1) return NAN;
+  return c.slot(v).as<float>()[0];
+}
+
+/// The other input of binary node b than v (-1 when b does not read v exactly once).
+int Other(const Node& b, int v) {
+  if (b.NumInputs() != 2) return -1;
+  if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
+  if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
+  return -1;
+}
+
+/// A ReduceMean over the last axis only (attribute or known input), keepdims = 1.
+bool LastAxisMean(const Compiler& c, const Node& n, int x) {
+  if (n.op != "ReduceMean" || n.inputs.empty() || n.inputs[0] != x) return false;
+  Result<int64_t> keep = n.GetInt("keepdims", 1);
+  if (!keep.ok() || *keep != 1) return false;
+  std::vector<int64_t> axes;
+  if (n.NumInputs() > 1 && n.inputs[1] >= 0) {
+    if (!c.IsConst(n.inputs[1]) || c.slot(n.inputs[1]).dtype != DType::kInt64) return false;
+    for (int64_t i = 0; i < c.slot(n.inputs[1]).numel(); ++i) axes.push_back(c.slot(n.inputs[1]).as<int64_t>()[i]);
+  } else {
+    Result<std::vector<int64_t>> a = n.GetInts("axes");
+    if (!a.ok()) return false;
+    axes = *a;
+  }
+  const int64_t r = static_cast<int64_t>(c.shape(x).size());
+  return axes.size() == 1 && r >= 1 && (axes[0] == -1 || axes[0] == r - 1);
+}
+
+/// Absorbs the next k nodes (they become part of the current step), noting `what` on the chain's
+/// k + 1 nodes for `tare run --explain`.
+void AbsorbAhead(Compiler& c, size_t k, const std::string& what) {
+  c.Note(c.pos(), what);
+  for (size_t i = 0; i < k; ++i) {
+    c.AbsorbNext();
+    c.SetPos(c.pos() + 1);
+    c.Note(c.pos(), what);
+  }
+}
+
+/// Where a fused step writes its output y while reading x (same element count): y's slot, unless
+/// the arena gave y bytes that partly overlap x's (then a private buffer, copied after).
+float* FusedOut(Compiler& c, const float* xp, int x, int y, float** copy_to) {
+  float* yp = c.Out(y, Layout::kPlain);
+  *copy_to = nullptr;
+  if (yp != xp && c.Overlap(xp, c.slot(x).nbytes(), yp, c.slot(y).nbytes())) {
+    *copy_to = yp;
+    yp = c.Alloc(static_cast<size_t>(c.slot(y).numel()));
+  }
+  return yp;
+}
+
+}  // namespace
+
+Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
+  const int x = mean1.inputs.empty() ? -1 : mean1.inputs[0];
+  if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0 || !LastAxisMean(c, mean1, x)) return false;
+  const int m = mean1.outputs[0];
+  const Node* sub = Ahead(c, 1);
+  if (!Private(c, m, 1) || !sub || sub->op != "Sub" || sub->NumInputs() != 2 || sub->inputs[0] != x || sub->inputs[1] != m) return false;
+  const int d = sub->outputs[0];
+  const Node* pw = Ahead(c, 2);
+  if (!Private(c, d, 2) || !pw || pw->op != "Pow" || pw->NumInputs() != 2 || pw->inputs[0] != d || KnownScalar(c, pw->inputs[1]) != 2.0f)
+    return false;
+  const int p = pw->outputs[0];
+  const Node* mean2 = Ahead(c, 3);
+  if (!Private(c, p, 1) || !mean2 || !LastAxisMean(c, *mean2, p)) return false;
+  const int v = mean2->outputs[0];
+  const Node* add = Ahead(c, 4);
+  if (!Private(c, v, 1) || !add || add->op != "Add") return false;
+  const float eps = KnownScalar(c, Other(*add, v));
+  const int e = add->outputs[0];
+  const Node* sq = Ahead(c, 5);
+  if (std::isnan(eps) || !Private(c, e, 1) || !sq || sq->op != "Sqrt" || sq->inputs[0] != e) return false;
+  const int s = sq->outputs[0];
+  const Node* dv = Ahead(c, 6);
+  if (!Private(c, s, 1) || !dv || dv->op != "Div" || dv->NumInputs() != 2 || dv->inputs[0] != d || dv->inputs[1] != s) return false;
+  int y = dv->outputs[0];
+  size_t chain = 6;
+  const size_t D = static_cast<size_t>(c.shape(x).back());
+  // The affine tail: Mul by gamma, then Add of beta, each known with D elements or one.
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  auto affine = [&](const Node* t, const char* op, const float** w) {
+    if (!t || t->op != op || !Private(c, y, 1)) return false;
+    const int o = Other(*t, y);
+    if (o < 0 || !c.IsConst(o) || c.slot(o).dtype != DType::kFloat32) return false;
+    const Shape& os = c.shape(o);
+    const size_t count = static_cast<size_t>(c.slot(o).numel());
+    if (!(count == 1 || (count == D && !os.empty() && static_cast<size_t>(os.back()) == D))) return false;
+    if (count == 1) return false;  // a scalar affine: left to the unfused ops
+    *w = c.slot(o).as<float>();
+    y = t->outputs[0];
+    ++chain;
+    return true;
+  };
+  if (affine(Ahead(c, 7), "Mul", &gamma)) affine(Ahead(c, 8), "Add", &beta);
+  if (c.slot(y).numel() != c.slot(x).numel()) return false;
+  const size_t rows = static_cast<size_t>(c.slot(x).numel()) / D;
+  const float* xp = c.In(x, Layout::kPlain);
+  float* copy_to = nullptr;
+  float* yp = FusedOut(c, xp, x, y, &copy_to);
+  AbsorbAhead(c, chain, "fused LayerNorm (" + std::to_string(chain + 1) + " nodes)");
+  ThreadPool* pool = c.pool();
+  const float fd = static_cast<float>(D);
+  c.SetLabel("[fused LayerNorm, to] ");
+  c.Add([=] {
+    pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / D), [=](size_t b, size_t en) {
+      for (size_t r = b; r < en; ++r) {
+        const float* xr = xp + r * D;
+        float* yr = yp + r * D;
+        float sum = 0.0f;
+        for (size_t i = 0; i < D; ++i) sum = sum + xr[i];
+        const float mean = sum / fd;
+        for (size_t i = 0; i < D; ++i) yr[i] = xr[i] - mean;
+        float sq = 0.0f;
+        for (size_t i = 0; i < D; ++i) sq = sq + yr[i] * yr[i];
+        const float den = std::sqrt(sq / fd + eps);
+        for (size_t i = 0; i < D; ++i) yr[i] = yr[i] / den;
+        if (gamma)
+          for (size_t i = 0; i < D; ++i) yr[i] = yr[i] * gamma[i];
+        if (beta)
+          for (size_t i = 0; i < D; ++i) yr[i] = yr[i] + beta[i];
+      }
+    });
+    if (copy_to) CopyFloats(yp, copy_to, rows * D, pool);
+    return Status::Ok();
+  });
+  c.SetLabel("");
+  c.Done(y);
+  return true;
+}
+
+Result<bool> TryGelu(Compiler& c, const Node& div) {
+  if (div.op != "Div" || div.NumInputs() != 2) return false;
+  const int x = div.inputs[0];
+  const float c1 = KnownScalar(c, div.inputs[1]);
+  if (std::isnan(c1) || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0) return false;
+  const int a = div.outputs[0];
+  const Node* erf = Ahead(c, 1);
+  if (!Private(c, a, 1) || !erf || erf->op != "Erf" || erf->inputs[0] != a) return false;
+  const int b = erf->outputs[0];
+  const Node* add = Ahead(c, 2);
+  if (!Private(c, b, 1) || !add || add->op != "Add") return false;
+  const float c2 = KnownScalar(c, Other(*add, b));
+  const int cc = add->outputs[0];
+  const Node* mul1 = Ahead(c, 3);
+  if (std::isnan(c2) || !Private(c, cc, 1) || !mul1 || mul1->op != "Mul" || Other(*mul1, cc) != x) return false;
+  const int dd = mul1->outputs[0];
+  const Node* mul2 = Ahead(c, 4);
+  if (!Private(c, dd, 1) || !mul2 || mul2->op != "Mul") return false;
+  const float c3 = KnownScalar(c, Other(*mul2, dd));
+  const int y = mul2->outputs[0];
+  if (std::isnan(c3) || c.slot(y).numel() != c.slot(x).numel()) return false;
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  const float* xp = c.In(x, Layout::kPlain);
+  float* copy_to = nullptr;
+  float* yp = FusedOut(c, xp, x, y, &copy_to);
+  AbsorbAhead(c, 4, "fused Gelu (5 nodes)");
+  ThreadPool* pool = c.pool();
+  const bool eigen = EigenAvailable();
+  c.SetLabel("[fused Gelu, to] ");
+  c.Add([=] {
+    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) {
+      constexpr size_t kChunk = 256;
+      float t[kChunk];
+      for (size_t i0 = b0; i0 < e0; i0 += kChunk) {
+        const size_t n = std::min(kChunk, e0 - i0);
+        for (size_t j = 0; j < n; ++j) t[j] = xp[i0 + j] / c1;
+        if (eigen) MapEigen(EigenFn::kErf, t, t, n);
+        else
+          for (size_t j = 0; j < n; ++j) t[j] = static_cast<float>(std::erf(static_cast<double>(t[j])));
+        for (size_t j = 0; j < n; ++j) yp[i0 + j] = ((t[j] + c2) * xp[i0 + j]) * c3;
+      }
+    });
+    if (copy_to) CopyFloats(yp, copy_to, count, pool);
+    return Status::Ok();
+  });
+  c.SetLabel("");
+  c.Done(y);
+  return true;
+}
+
+}  // namespace tare::cpu
