@@ -153,6 +153,54 @@ Status AddXnnConv(Compiler& c, const Node& n, const ConvGeometry& geo, const Gem
   return AddConvStep(c, n, gs, wkeep, b, xp, yp, nullptr, [raw, pool, where] { return RunXnn(raw, pool).With(where); });
 }
 
+/// y[c] = y[c] + x[c] * w[c] for c < C (one pixel's channels, one tap): vectorized per x86-64 level.
+TARE_CPU_CLONES void DwTap(const float* x, const float* w, float* y, size_t C) {
+  for (size_t i = 0; i < C; ++i) y[i] = y[i] + x[i] * w[i];
+}
+
+/// Depthwise convolutions with kernels larger than XNNPACK 2022's single-pass depthwise kernels
+/// (more than 25 taps, e.g. ConvNeXt's 7 x 7, which XNNPACK runs about 10x slower): NHWC, per
+/// output pixel y = bias, then per tap in row-major order (taps in the padding skipped) y + x * w,
+/// one multiply and one add per term (a K-term dot product: within Conv's budget), vectorized over
+/// the channels; output rows split over the pool; the clamp of a fused Relu/Clip keeps NaN.
+Status AddDepthwiseConv(Compiler& c, const Node& n, const GemmConvShape& gs, const std::vector<float>& w,
+                        const std::vector<float>& b, const float* wkeep, const float* xp, float* yp) {
+  const size_t C = gs.groups, taps = gs.kh * gs.kw, ystride = gs.ystride ? gs.ystride : C;
+  auto wt = std::make_shared<std::vector<float>>(taps * C);  // [tap][C]
+  for (size_t ch = 0; ch < C; ++ch)
+    for (size_t t = 0; t < taps; ++t) (*wt)[t * C + ch] = w[ch * taps + t];
+  c.Hold(wt);
+  auto bias = std::make_shared<std::vector<float>>(b.empty() ? std::vector<float>(C, 0.0f) : b);
+  c.Hold(bias);
+  const float* wp = wt->data();
+  const float* bp = bias->data();
+  const GemmConvShape s = gs;
+  ThreadPool* pool = c.pool();
+  return AddConvStep(c, n, gs, wkeep, b, xp, yp, nullptr, [=] {
+    pool->ParallelFor(s.n * s.oh, 1, [&](size_t r0, size_t r1) {
+      for (size_t r = r0; r < r1; ++r) {
+        const size_t img = r / s.oh, oy = r % s.oh;
+        for (size_t ox = 0; ox < s.ow; ++ox) {
+          float* yr = yp + ((img * s.oh + oy) * s.ow + ox) * ystride;
+          std::copy(bp, bp + C, yr);
+          for (size_t ky = 0; ky < s.kh; ++ky) {
+            const int64_t iy = int64_t(oy * s.sh + ky * s.dh) - int64_t(s.pt);
+            if (iy < 0 || iy >= int64_t(s.ih)) continue;
+            for (size_t kx = 0; kx < s.kw; ++kx) {
+              const int64_t ix = int64_t(ox * s.sw + kx * s.dw) - int64_t(s.pl);
+              if (ix < 0 || ix >= int64_t(s.iw)) continue;
+              DwTap(xp + ((img * s.ih + size_t(iy)) * s.iw + size_t(ix)) * C, wp + (ky * s.kw + kx) * C, yr, C);
+            }
+          }
+          const float lo = s.lo, hi = s.hi;
+          for (size_t i = 0; i < C; ++i) yr[i] = yr[i] < lo ? lo : yr[i] > hi ? hi : yr[i];
+        }
+      }
+    });
+    return Status::Ok();
+  });
+}
+
 Status AddGemmConv(Compiler& c, const Node& n, const GemmConvShape& gs, const std::vector<float>& w,
                    const std::vector<float>& b, const float* wkeep, const float* xp, float* yp, const float* rp) {
   auto gc = std::make_shared<GemmConv>(gs, w.data(), b.data());
@@ -251,8 +299,10 @@ Status CompileConv(Compiler& c, const Node& n) {
     const char* e = std::getenv("TARE_CPU_CONV");
     return e && std::string(e) == "xnnpack";
   }();
-  const bool own = !force_xnn && GemmConv::Available() && GemmConv::Worth(gs);
-  const int res = own && !one_d ? FuseResidual(c, y) : -1;
+  // A depthwise convolution (one channel per group, multiplier 1) of more than 25 taps: own loop.
+  const bool dw_large = !force_xnn && !one_d && Cg == 1 && gs.og == 1 && kh * kw > 25;
+  const bool own = dw_large || (!force_xnn && GemmConv::Available() && GemmConv::Worth(gs));
+  const int res = own && !one_d && !dw_large ? FuseResidual(c, y) : -1;
   if (res >= 0) y = c.NodeAt(c.pos()).outputs[0];
   Clamp cl;
   y = FuseClamp(c, y, &cl);
@@ -273,6 +323,12 @@ Status CompileConv(Compiler& c, const Node& n) {
   if (!own) {
     float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
     TARE_RETURN_IF_ERROR(AddXnnConv(c, n, geo, gs, w, b, wkeep, xp, yp));
+    if (!placed) c.Done(y);
+    return Status::Ok();
+  }
+  if (dw_large) {
+    float* yp = placed ? placed : c.OutFused(y0, y, Layout::kNHWC, {{xp, c.slot(x).nbytes()}});
+    TARE_RETURN_IF_ERROR(AddDepthwiseConv(c, n, gs, w, b, wkeep, xp, yp));
     if (!placed) c.Done(y);
     return Status::Ok();
   }

@@ -258,3 +258,32 @@ TEST_CASE("cpu leaves 3-D Conv to ref") {
   RunS(*s1, {{"x", RandF32({1, 4, 5, 5, 5}, rng)}});
   CHECK(PlacementOf(*s1, "c") == "ref");
 }
+
+TEST_CASE("cpu depthwise Conv with more than 25 taps (ConvNeXt's 7x7): the own NHWC loop, pads, strides, dilations, clamp") {
+  std::mt19937 rng(7070);
+  int ran = 0;
+  for (int it = 0; it < 12; ++it) {
+    const int C = Rnd(rng, 1, 40) * (it % 3 == 0 ? 8 : 1), k = it % 4 == 3 ? 9 : 7;
+    const int s = it % 3 == 1 ? 2 : 1, d = it % 5 == 4 ? 2 : 1, p = Rnd(rng, 0, k / 2);
+    const int H = (k - 1) * d + Rnd(rng, 1, 10), W = (k - 1) * d + Rnd(rng, 1, 10);
+    NodeOf n("Conv");
+    n.Attr("group", int64_t(C)).Attr("strides", std::vector<int64_t>{s, s}).Attr("dilations", std::vector<int64_t>{d, d});
+    n.Attr("pads", std::vector<int64_t>{p, p, p, p});
+    std::vector<Tensor> in = {RandF32({Rnd(rng, 1, 2), C, H, W}, rng), RandF32({C, 1, k, k}, rng)};
+    if (it % 2) in.push_back(RandF32({C}, rng));
+    CAPTURE(it);
+    CHECK(RanOn("cpu", n.node, in) == "cpu");
+    ran += CheckCpu(n, in, double(k * k), AbsAll(in));
+    if (it % 4 == 0) {  // after a conv (input held NHWC), with a fused Relu
+      G g;
+      const int x = g.Input("x", in[0].shape);
+      const int c = g.Add(n, {x, g.Const("w", in[1])}, "dw");
+      g.g->outputs.push_back(g.Add(NodeOf("Relu"), {c}, "relu"));
+      std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", in[0]}});
+      std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", 2), {{"x", in[0]}});
+      for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
+        REQUIRE(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-4);
+    }
+  }
+  CHECK(ran == 12);
+}
