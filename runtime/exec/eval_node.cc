@@ -76,12 +76,18 @@ size_t ValueBytes(const Tensor& t) {
 namespace {
 thread_local int64_t t_body_runs_left = -1;  // -1: no budget open on this thread
 thread_local size_t t_max_tensor_bytes = SIZE_MAX;
+thread_local int64_t t_max_body_runs = ControlFlowBudget::kMaxBodyRuns;  // BodyRunLimitScope
 }  // namespace
+
+BodyRunLimitScope::BodyRunLimitScope(int64_t max_runs) : previous_(t_max_body_runs) {
+  t_max_body_runs = std::max<int64_t>(0, std::min(max_runs, ControlFlowBudget::kMaxBodyRuns));
+}
+BodyRunLimitScope::~BodyRunLimitScope() { t_max_body_runs = previous_; }
 
 ControlFlowBudget::ControlFlowBudget() {
   if (t_body_runs_left < 0) {
     owner_ = true;
-    t_body_runs_left = kMaxBodyRuns;
+    t_body_runs_left = t_max_body_runs;
   }
 }
 
@@ -91,7 +97,7 @@ ControlFlowBudget::~ControlFlowBudget() {
 
 Status ControlFlowBudget::CountRun(const std::string& where) {
   if (t_body_runs_left <= 0)
-    return Status::Error(where + ": control flow ran " + std::to_string(kMaxBodyRuns) +
+    return Status::Error(where + ": control flow ran " + std::to_string(t_max_body_runs) +
                          " body runs (all nested loops together) without finishing (limit)");
   --t_body_runs_left;
   return Status::Ok();

@@ -108,6 +108,20 @@ class MaxTensorBytesScope {
   size_t previous_;
 };
 
+/// Lowers kMaxBodyRuns for the control flow that starts on this thread while alive (a tighter
+/// bound for harnesses that run untrusted models many times: tests/fuzz/fuzz_common.h uses 4096).
+/// max_runs is capped at kMaxBodyRuns.
+class BodyRunLimitScope {
+ public:
+  explicit BodyRunLimitScope(int64_t max_runs);
+  ~BodyRunLimitScope();
+  BodyRunLimitScope(const BodyRunLimitScope&) = delete;
+  BodyRunLimitScope& operator=(const BodyRunLimitScope&) = delete;
+
+ private:
+  int64_t previous_;
+};
+
 /// Whether `node` is a control-flow op with graph attributes (If, Loop, Scan, SequenceMap).
 bool IsControlFlow(const Node& node);
 
