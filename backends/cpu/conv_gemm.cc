@@ -116,7 +116,7 @@ void GemmConv::Run(const ThreadPool* pool) const {
   }
   const size_t runs = (tiles_ + per - 1) / per;
   const size_t M = s.ystride ? s.ystride : s.groups * s.og;
-  const bool avx512 = CpuIsa() == Isa::kAvx512;
+  [[maybe_unused]] const bool avx512 = CpuIsa() == Isa::kAvx512;
   pool->ParallelFor(s.groups * nblocks_ * runs, 1, [&](size_t b, size_t e) {
     for (size_t task = b; task < e; ++task) {
       const size_t gb = task / runs, run = task % runs;
