@@ -3,6 +3,7 @@
 // instance, created at the first Compile with SessionOptions::threads.
 #include "backends/cpu/cpu_backend.h"
 
+#include "backends/cpu/isa.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -44,7 +45,7 @@ bool FloatData(const Node& n, const std::vector<Tensor>& slots) {
 
 class CpuBackend : public TableBackend<Compiler> {
  public:
-  CpuBackend() : TableBackend<Compiler>(CpuOps()) {}
+  CpuBackend() : TableBackend<Compiler>(CpuOps()) { (void)CpuIsa(); }  // TARE_CPU_ISA read (and checked) now
   std::string name() const override { return "cpu"; }
 
   Result<std::unique_ptr<Executable>> Compile(const Graph& graph, const Partition& part, const std::vector<Tensor>& slots,

@@ -32,10 +32,12 @@ void MapEigen(EigenFn f, const float* x, float* y, size_t n) {
   Eigen::Map<const Eigen::ArrayXf> X(x, N);
   Eigen::Map<Eigen::ArrayXf> Y(y, N);
   // Eigen's erf and tanh clamp their argument with min/max, which turn a NaN into a bound: the
-  // select keeps NaN (as the reference's functions do).
+  // select keeps NaN (as the reference's functions do). Eigen's erf reaches 1.0000002 near
+  // |x| = 3.7 to 4 (within the op's budget, but 1 + erf(x) then changes sign, as Gelu computes it):
+  // both are clamped to [-1, 1], where the true functions stay.
   switch (f) {
-    case EigenFn::kErf: Y = (X != X).select(X, X.erf()); break;
-    case EigenFn::kTanh: Y = (X != X).select(X, X.tanh()); break;
+    case EigenFn::kErf: Y = (X != X).select(X, X.erf().max(-1.0f).min(1.0f)); break;
+    case EigenFn::kTanh: Y = (X != X).select(X, X.tanh().max(-1.0f).min(1.0f)); break;
     case EigenFn::kExp: Y = (X != X).select(X, X.exp()); break;
     case EigenFn::kLog: Y = (X != X).select(X, X.log()); break;
   }

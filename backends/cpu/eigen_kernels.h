@@ -16,7 +16,8 @@ namespace tare::cpu {
 void Sgemm(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, size_t m, size_t k, size_t n);
 
 /// The elementwise functions computed with Eigen's packet math (ONNX Erf-13, Tanh-13, Exp-13,
-/// Log-13; a few ULP, within kBudgetTranscendental's 8 eps |y|; a NaN input gives NaN).
+/// Log-13; a few ULP, within kBudgetTranscendental's 8 eps |y|; a NaN input gives NaN; erf and
+/// tanh stay within [-1, 1]).
 enum class EigenFn { kErf, kTanh, kExp, kLog };
 
 /// Whether this CPU runs eigen_kernels.cc (AVX2 and FMA on x86-64, not capped by TARE_CPU_ISA).

@@ -59,6 +59,8 @@ void CheckFunction(const std::string& op, double (*f)(double)) {
         ok = std::fabs(y - want) <= tol;
         worst = std::max(worst, std::fabs(y - want) / tol);
       }
+      // erf and tanh never leave [-1, 1] (1 + erf(x) keeps its sign, as Gelu needs).
+      if ((op == "Erf" || op == "Tanh") && std::fabs(y) > 1) ok = false;
       if (!ok && ++bad <= 5) FAIL_CHECK(op << "(" << xi << ") = " << y << ", want " << want);
     }
     CHECK(bad == 0);
