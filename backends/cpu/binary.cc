@@ -134,10 +134,6 @@ bool SupportsBinary(const Node& n, const Graph& g, const GraphInfo&) {
 }
 
 Status CompileBinary(Compiler& c, const Node& n) {
-  if (n.op == "Div") {
-    TARE_ASSIGN_OR_RETURN(bool fused, TryGelu(c, n));
-    if (fused) return Status::Ok();
-  }
   const int a = n.inputs[0], b = n.inputs[1], y0 = n.outputs[0];
   const Shape& ys = c.shape(y0);
   const size_t count = static_cast<size_t>(c.slot(y0).numel());

@@ -70,7 +70,12 @@ class CpuBackend : public TableBackend<Compiler> {
         TARE_RETURN_IF_ERROR(CompileRoundTo(c, n));
         continue;
       }
-      TARE_RETURN_IF_ERROR(op && FloatData(n, slots) ? op->compile(c, n) : c.CompileRef(n));
+      if (op && FloatData(n, slots)) {
+        TARE_ASSIGN_OR_RETURN(bool fused, TryFusions(c, n));
+        if (!fused) TARE_RETURN_IF_ERROR(op->compile(c, n));
+      } else {
+        TARE_RETURN_IF_ERROR(c.CompileRef(n));
+      }
     }
     return c.Finish(pool_);
   }

@@ -53,15 +53,9 @@ bool LastAxisMean(const Compiler& c, const Node& n, int x) {
   if (n.op != "ReduceMean" || n.inputs.empty() || n.inputs[0] != x) return false;
   Result<int64_t> keep = n.GetInt("keepdims", 1);
   if (!keep.ok() || *keep != 1) return false;
-  std::vector<int64_t> axes;
-  if (n.NumInputs() > 1 && n.inputs[1] >= 0) {
-    if (!c.IsConst(n.inputs[1]) || c.slot(n.inputs[1]).dtype != DType::kInt64) return false;
-    for (int64_t i = 0; i < c.slot(n.inputs[1]).numel(); ++i) axes.push_back(c.slot(n.inputs[1]).as<int64_t>()[i]);
-  } else {
-    Result<std::vector<int64_t>> a = n.GetInts("axes");
-    if (!a.ok()) return false;
-    axes = *a;
-  }
+  Result<std::vector<int64_t>> got = ReduceAxes(c, n);
+  if (!got.ok()) return false;
+  const std::vector<int64_t>& axes = *got;
   const int64_t r = static_cast<int64_t>(c.shape(x).size());
   return axes.size() == 1 && r >= 1 && (axes[0] == -1 || axes[0] == r - 1);
 }
@@ -218,6 +212,13 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   c.SetLabel("");
   c.Done(y);
   return true;
+}
+
+Result<bool> TryFusions(Compiler& c, const Node& n) {
+  if (!n.domain.empty()) return false;
+  if (n.op == "ReduceMean") return TryLayerNorm(c, n);
+  if (n.op == "Div") return TryGelu(c, n);
+  return false;
 }
 
 }  // namespace tare::cpu

@@ -154,17 +154,17 @@ Status CompileTranspose(Compiler& c, const Node& n) {
   }
   const float* xp = c.In(x, Layout::kPlain);
   // Output dims and the input stride of each output axis.
-  std::vector<size_t> od(r), is(r), xstride(r);
-  size_t st = 1;
+  std::vector<int64_t> od(r), is(r), xstride(r);
+  int64_t st = 1;
   for (size_t i = r; i-- > 0;) {
     xstride[i] = st;
-    st *= static_cast<size_t>(xs[i]);
+    st *= xs[i];
   }
   for (size_t k = 0; k < r; ++k) {
-    od[k] = static_cast<size_t>(xs[perm[k]]);
+    od[k] = xs[perm[k]];
     is[k] = xstride[perm[k]];
   }
-  AddStridedCopy(c, xp, 0, std::vector<int64_t>(od.begin(), od.end()), std::vector<int64_t>(is.begin(), is.end()), yp);
+  AddStridedCopy(c, xp, 0, od, is, yp);
   c.Done(y);
   return Status::Ok();
 }

@@ -82,11 +82,15 @@ bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSlice(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
-/// Fusions (fusions.cc): at a ReduceMean starting PyTorch's LayerNorm decomposition, or at a Div
-/// starting its erf Gelu, compiles the whole chain as one step and absorbs its other nodes; false
-/// (nothing done) when the nodes ahead do not form the pattern.
+/// Fusions (fusions.cc), tried by the compile loop before a node's own compile: at a ReduceMean
+/// starting PyTorch's LayerNorm decomposition, or at a Div starting its erf Gelu, compiles the
+/// whole chain as one step and absorbs its other nodes; false (nothing done) when the nodes ahead
+/// do not form a pattern.
+Result<bool> TryFusions(Compiler& c, const Node& n);
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
 Result<bool> TryGelu(Compiler& c, const Node& div);
+/// A Reduce node's axes as given: the known int64 input 1, else the `axes` attribute.
+Result<std::vector<int64_t>> ReduceAxes(const Compiler& c, const Node& n);
 /// ReduceSum/Mean/Max/Min (reduce.cc): float32 data, axes from the attribute or a known int64 input.
 bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileReduce(Compiler& c, const Node& n);

@@ -57,18 +57,16 @@ RowsFn Pick(Kind k) {
   return nullptr;
 }
 
-/// The node's axes (attribute, or the known input 1), as given.
-Result<std::vector<int64_t>> Axes(const Compiler& c, const Node& n) {
+}  // namespace
+
+Result<std::vector<int64_t>> ReduceAxes(const Compiler& c, const Node& n) {
   if (n.NumInputs() > 1 && n.inputs[1] >= 0) {
     const Tensor& t = c.slot(n.inputs[1]);
-    std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = t.as<int64_t>()[i];
-    return v;
+    if (!c.IsConst(n.inputs[1]) || t.dtype != DType::kInt64) return Status::Error(n.Where() + ": axes not a known int64 tensor");
+    return std::vector<int64_t>(t.as<int64_t>(), t.as<int64_t>() + t.numel());
   }
   return n.GetInts("axes");
 }
-
-}  // namespace
 
 bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.empty() || !IsF32(g, n.inputs[0]) || n.outputs.size() != 1) return false;
@@ -78,14 +76,10 @@ bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info) {
 }
 
 Status CompileReduce(Compiler& c, const Node& n) {
-  if (n.op == "ReduceMean") {
-    TARE_ASSIGN_OR_RETURN(bool fused, TryLayerNorm(c, n));
-    if (fused) return Status::Ok();
-  }
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& s = c.shape(x);
   if (c.slot(x).numel() == 0 || c.slot(y).numel() == 0) return c.CompileRef(n);
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, Axes(c, n));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReduceAxes(c, n));
   TARE_ASSIGN_OR_RETURN(int64_t noop, n.GetInt("noop_with_empty_axes", 0));
   if (axes.empty() && noop) return c.CompileRef(n);
   const int64_t r = static_cast<int64_t>(s.size());

@@ -121,11 +121,11 @@ Status GraphConverter::FindFrame(const std::string& fname, const std::vector<siz
   f.name = fname;
   const int fi = static_cast<int>(frames_.size());
   // Members: everything reachable from the frame's Enters, up to and including its Exits.
-  std::deque<size_t> todo(enters.begin(), enters.end());
+  std::deque<size_t> frontier(enters.begin(), enters.end());  // breadth-first walk
   std::vector<size_t> members;
-  while (!todo.empty()) {
-    const size_t i = todo.front();
-    todo.pop_front();
+  while (!frontier.empty()) {
+    const size_t i = frontier.front();
+    frontier.pop_front();
     if (frame_of_[i] == fi) continue;
     if (frame_of_[i] >= 0) return Status::Error(WhereNode(i) + ": while loops '" + frames_[static_cast<size_t>(frame_of_[i])].name + "' and '" + fname + "' share nodes");
     if (IsOp(nodes_[i], "Enter") && nodes_[i].S("frame_name", "") != fname)
@@ -133,7 +133,7 @@ Status GraphConverter::FindFrame(const std::string& fname, const std::vector<siz
     frame_of_[i] = fi;
     members.push_back(i);
     if (IsOp(nodes_[i], "Exit")) continue;
-    for (size_t r : readers[i]) todo.push_back(r);
+    for (size_t r : readers[i]) frontier.push_back(r);
   }
   auto in_frame = [&](size_t i) { return frame_of_[i] == fi; };
   // The pattern: LoopCond, and per loop variable Enter -> Merge <- NextIteration, Merge -> Switch.
