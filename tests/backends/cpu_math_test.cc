@@ -211,6 +211,7 @@ namespace {
 struct NormGelu {
   G g;
   int y_norm = -1, y_gelu = -1;
+  Tensor gamma, beta;
   NormGelu(const Shape& xs, std::mt19937& rng, bool expose) {
     const int64_t D = xs.back();
     const int x = g.Input("x", xs);
@@ -223,8 +224,10 @@ struct NormGelu {
     const int e = g.Add(NodeOf("Add"), {v, g.Const("eps", F32({}, {1e-5}))}, "e");
     const int s = g.Add(NodeOf("Sqrt"), {e}, "s");
     const int n = g.Add(NodeOf("Div"), {d, s}, "n");
-    const int gm = g.Add(NodeOf("Mul"), {g.Const("gamma", RandF32({D}, rng, 0.5, 1.5)), n}, "gm");
-    y_norm = g.Add(NodeOf("Add"), {gm, g.Const("beta", RandF32({D}, rng, -1, 1))}, "y_norm");
+    gamma = RandF32({D}, rng, 0.5, 1.5);
+    beta = RandF32({D}, rng, -1, 1);
+    const int gm = g.Add(NodeOf("Mul"), {g.Const("gamma", gamma), n}, "gm");
+    y_norm = g.Add(NodeOf("Add"), {gm, g.Const("beta", beta)}, "y_norm");
     const int a = g.Add(NodeOf("Div"), {y_norm, g.Const("sqrt2", F32({}, {1.4142135381698608}))}, "a");
     const int b = g.Add(NodeOf("Erf"), {a}, "b");
     const int c = g.Add(NodeOf("Add"), {b, g.Const("one", F32({}, {1.0}))}, "c");
@@ -282,5 +285,28 @@ TEST_CASE("cpu fuses PyTorch's LayerNorm and erf Gelu decompositions, with the u
     // LayerNorm's first row holds the NaN: all NaN; the second row is finite.
     CHECK(std::isnan(got[0].tensor.as<float>()[37]));
     CHECK(std::isfinite(got[0].tensor.as<float>()[74]));
+    // Independently of tare: LayerNorm and Gelu in double here, on every row without the NaN,
+    // within a float chain's bound (the sums' (D + 2) eps per term, doubled through the variance,
+    // and a few roundings per element; erf's 8 eps for Gelu, absolute since 1 + erf cancels).
+    const int64_t D = x.shape.back(), rows = x.numel() / D;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (r == 1) continue;  // the NaN row
+      const float* xr = x.as<float>() + r * D;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < D; ++i) mean += xr[i];
+      mean /= double(D);
+      for (int64_t i = 0; i < D; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+      const double sd = std::sqrt(var / double(D) + double(1e-5f));
+      for (int64_t i = 0; i < D; ++i) {
+        const double gi = fused.gamma.as<float>()[i], bi = fused.beta.as<float>()[i];
+        const double want = (xr[i] - mean) / sd * gi + bi;
+        const double tol = (4.0 * D + 16) * kEps32 * (std::fabs(gi) * (std::fabs(xr[i]) + std::fabs(mean)) / sd + std::fabs(bi));
+        const double yn = got[0].tensor.as<float>()[r * D + i];
+        CHECK_MESSAGE(std::fabs(yn - want) <= tol, "LayerNorm row " << r << " element " << i << ": " << yn << " want " << want);
+        const double gelu = 0.5 * yn * (1.0 + std::erf(yn / std::sqrt(2.0)));
+        const double yg = got[1].tensor.as<float>()[r * D + i];
+        CHECK_MESSAGE(std::fabs(yg - gelu) <= 16 * kEps32 * std::fabs(yn) + 1e-38, "Gelu of " << yn << ": " << yg << " want " << gelu);
+      }
+    }
   }
 }
