@@ -1,5 +1,5 @@
-// Per-op benchmarks (Google Benchmark) over the case table the cpu backend's tests check
-// (tests/backends/op_cases.h): each case is a one-node session, created and planned once (weights
+// Per-op benchmarks (Google Benchmark) over the case tables the backends' tests check
+// (tests/backends/op_cases.h: the classic CNN layers and issue 23's transformer layers): each case is a one-node session, created and planned once (weights
 // packed), then timed with Run. Counters: FLOP/s (2 x multiply-adds, for GEMM-like ops) and the
 // elements written per second. Backends and threads from the environment:
 //   TARE_OP_BENCH_BACKENDS (default "cpu"; e.g. "cpu,ref"), TARE_OP_BENCH_THREADS (default "1,2").
@@ -77,11 +77,14 @@ int main(int argc, char** argv) {
     }
     threads.push_back(n);
   }
-  for (const OpCase& c : tare::test::PerfOpCases())
+  std::vector<const OpCase*> cases;
+  for (const OpCase& c : tare::test::PerfOpCases()) cases.push_back(&c);
+  for (const OpCase& c : tare::test::TransformerOpCases()) cases.push_back(&c);
+  for (const OpCase* cp : cases)
     for (const std::string& b : backends)
       for (int t : threads) {
         if (t > 1 && b.rfind("ref", 0) == 0) continue;  // the reference backends are single-threaded
-        benchmark::RegisterBenchmark((c.name + "/" + b + "/threads:" + std::to_string(t)).c_str(), RunCase, &c, b, t)
+        benchmark::RegisterBenchmark((cp->name + "/" + b + "/threads:" + std::to_string(t)).c_str(), RunCase, cp, b, t)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
       }

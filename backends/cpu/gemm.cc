@@ -10,15 +10,54 @@
 #include <algorithm>
 #include <memory>
 
+#include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
 namespace {
 
+/// The fully connected product on GemmConv (conv_gemm.h) as a 1 x 1 convolution over the rows of
+/// A: on AVX-512 about 1.45x XNNPACK's fully connected operator on transformer shapes (one thread,
+/// rows x K x N = 196 x 384 x 1536: 1.10 ms against 1.60 ms). Guarded as AddFullyConnected's
+/// XNNPACK path is.
+Status AddGemmFc(Compiler& c, const Node& n, int a, int y0, int y, const GemmConvShape& gs, const float* w, bool in_out,
+                 const float* bias, const Clamp& cl) {
+  const size_t K = gs.cg, N = gs.og;
+  std::vector<float> oi;  // GemmConv reads OIHW: [N][K]
+  if (in_out) {
+    oi.resize(K * N);
+    for (size_t k = 0; k < K; ++k)
+      for (size_t j = 0; j < N; ++j) oi[j * K + k] = w[k * N + j];
+    w = oi.data();
+  }
+  auto gc = std::make_shared<GemmConv>(gs, w, bias);
+  const float* ap = c.In(a, Layout::kPlain);
+  float* yp = c.OutFused(y0, y, Layout::kPlain, {{ap, c.slot(a).nbytes()}});
+  gc->Bind(ap, yp, nullptr);
+  if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
+  c.Hold(gc);
+  const GemmConv* raw = gc.get();
+  ThreadPool* pool = c.pool();
+  TARE_RETURN_IF_ERROR(AddFiniteGuarded(c, n, ap, static_cast<size_t>(c.slot(a).numel()), yp, cl, [raw, pool] {
+    raw->Run(pool);
+    return Status::Ok();
+  }));
+  c.Done(y);
+  return Status::Ok();
+}
+
 Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, size_t N, const float* w, bool in_out,
                          const float* bias) {
   Clamp cl;
   const int y = FuseClamp(c, y0, &cl);
+  const size_t rows = static_cast<size_t>(c.slot(a).numel()) / K;
+  GemmConvShape gs;
+  gs.ih = gs.oh = rows;
+  gs.cg = K;
+  gs.og = N;
+  gs.lo = cl.lo;
+  gs.hi = cl.hi;
+  if (GemmConv::Available() && GemmConv::Worth(gs)) return AddGemmFc(c, n, a, y0, y, gs, w, in_out, bias, cl);
   pthreadpool* pool = c.pool()->raw();
   Result<XnnFc> made = CreateFullyConnected(K, N, w, in_out, bias, cl.lo, cl.hi, pool);
   if (!made.ok()) return made.status().With(n.Where());

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "tests/backends/backend_check.h"
+#include "tests/backends/op_cases.h"
 #include "tests/ops/op_test_util.h"
 
 using namespace tare;
@@ -99,6 +100,16 @@ void CheckBitIdentical(const Node& n, const std::vector<Tensor>& inputs) {
 }
 
 }  // namespace
+
+TEST_CASE("cpu runs the transformer op cases (op_cases.h) within their budgets of ref64") {
+  // The fully connected MatMuls take GemmConv on AVX2 and AVX-512 (gemm.cc), the generic build
+  // XNNPACK; the batched one Eigen's product. Each case must run on cpu.
+  for (const OpCase& c : TransformerOpCases()) {
+    CAPTURE(c.name);
+    const bool dot = c.node.op == "MatMul";
+    CHECK(CheckOn("cpu", c.node, c.inputs, c.k, dot ? AbsAll(c.inputs) : std::vector<Tensor>{}));
+  }
+}
 
 TEST_CASE("cpu Erf, Tanh, Exp, Log over the float range against libm's double functions") {
   CheckFunction("Erf", [](double v) { return std::erf(v); });

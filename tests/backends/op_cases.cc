@@ -146,10 +146,48 @@ std::vector<OpCase> Build() {
   return t;
 }
 
+/// The layers of the transformer and ConvNeXt models of issue 23 (bench/peers/models.py), one op
+/// each, at batch 1: fully connected MatMuls, attention's batched MatMul and Softmax, the LayerNorm
+/// reduction and square, Gelu's Erf, a head transpose.
+std::vector<OpCase> BuildTransformer() {
+  std::mt19937 g(2323);
+  std::vector<OpCase> t;
+  auto add = [&](const std::string& name, Node n, std::vector<Tensor> in, double k, double macs) {
+    OpCase c;
+    c.name = name;
+    c.node = std::move(n);
+    c.inputs = std::move(in);
+    c.k = k;
+    c.macs_per_output = macs;
+    t.push_back(std::move(c));
+  };
+  add("bert_encoder/ffn.fc1", Op("MatMul"), {Uniform({1, 128, 256}, g), Uniform({256, 1024}, g)}, 256, 256);
+  add("convnext_tiny/stage3.pwconv1", Op("MatMul"), {Uniform({1, 14, 14, 384}, g), Uniform({384, 1536}, g)}, 384, 384);
+  add("vit_b_16/attn.qk", Op("MatMul"), {Uniform({1, 12, 197, 64}, g), Uniform({1, 12, 64, 197}, g)}, 64, 64);
+  add("vit_b_16/attn.softmax", Op("Softmax", {{"axis", IntAttr(-1)}}), {Uniform({1, 12, 197, 197}, g)}, 197, 0);
+  add("vit_b_16/ln.reducemean", Op("ReduceMean", {{"axes", IntsAttr({-1})}}), {Uniform({1, 197, 768}, g)}, 768, 0);
+  Tensor two = Tensor::Alloc(DType::kFloat32, {}).value();
+  two.as<float>()[0] = 2.0f;
+  add("vit_b_16/ln.pow", Op("Pow"), {Uniform({1, 197, 768}, g), two}, 1, 0);
+  add("vit_b_16/gelu.erf", Op("Erf"), {Uniform({1, 197, 3072}, g)}, 1, 0);
+  add("bert_encoder/gelu.tanh", Op("Tanh"), {Uniform({1, 128, 1024}, g)}, 1, 0);
+  add("vit_b_16/attn.transpose", Op("Transpose", {{"perm", IntsAttr({0, 2, 1, 3})}}), {Uniform({1, 197, 12, 64}, g)}, 1, 0);
+  for (OpCase& c : t) {
+    c.node.name = c.name;
+    c.node.outputs = {0};
+  }
+  return t;
+}
+
 }  // namespace
 
 const std::vector<OpCase>& PerfOpCases() {
   static const std::vector<OpCase> table = Build();
+  return table;
+}
+
+const std::vector<OpCase>& TransformerOpCases() {
+  static const std::vector<OpCase> table = BuildTransformer();
   return table;
 }
 
