@@ -20,6 +20,7 @@
 #include <cstdlib>
 
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/isa.h"
 #include "backends/cpu/ops.h"
 #include "kernels/ref/conv_geometry.h"
 #include "runtime/exec/ref_kernel.h"
@@ -160,9 +161,11 @@ TARE_CPU_CLONES void DwTap(const float* x, const float* w, float* y, size_t C) {
 
 /// Depthwise convolutions with kernels larger than XNNPACK 2022's single-pass depthwise kernels
 /// (more than 25 taps, e.g. ConvNeXt's 7 x 7, which XNNPACK runs about 10x slower): NHWC, per
-/// output pixel y = bias, then per tap in row-major order (taps in the padding skipped) y + x * w,
-/// one multiply and one add per term (a K-term dot product: within Conv's budget), vectorized over
-/// the channels; output rows split over the pool; the clamp of a fused Relu/Clip keeps NaN.
+/// output pixel y = bias, then per tap in row-major order (taps in the padding skipped) one term
+/// (a K-term dot product: within Conv's budget); output rows split over the pool. On AVX2 and
+/// AVX-512 the accumulators stay in registers (DwConvAvx2/DwConvAvx512, conv_gemm.h: one FMA per
+/// term, the same bits on both); the generic path adds y + x * w in memory, vectorized over the
+/// channels.
 Status AddDepthwiseConv(Compiler& c, const Node& n, const GemmConvShape& gs, const std::vector<float>& w,
                         const std::vector<float>& b, const float* wkeep, const float* xp, float* yp) {
   const size_t C = gs.groups, taps = gs.kh * gs.kw, ystride = gs.ystride ? gs.ystride : C;
@@ -176,7 +179,16 @@ Status AddDepthwiseConv(Compiler& c, const Node& n, const GemmConvShape& gs, con
   const float* bp = bias->data();
   const GemmConvShape s = gs;
   ThreadPool* pool = c.pool();
+  const Isa isa = CpuIsa();
   return AddConvStep(c, n, gs, wkeep, b, xp, yp, nullptr, [=] {
+    if (isa != Isa::kGeneric) {
+      pool->ParallelFor(s.n * s.oh, 1, [&](size_t r0, size_t r1) {
+        const DwConvTask t{xp, wp, bp, yp, s, C, ystride, r0, r1};
+        if (isa == Isa::kAvx512) DwConvAvx512(t);
+        else DwConvAvx2(t);
+      });
+      return Status::Ok();
+    }
     pool->ParallelFor(s.n * s.oh, 1, [&](size_t r0, size_t r1) {
       for (size_t r = r0; r < r1; ++r) {
         const size_t img = r / s.oh, oy = r % s.oh;

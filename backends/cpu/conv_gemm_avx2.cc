@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/dwconv_impl.h"
 
 namespace tare::cpu {
 namespace {
@@ -91,5 +92,24 @@ void GemmConvAvx2(const GemmConvTask& k) {
       for (size_t col = 0; col < 64 && col < k.nvalid; col += 16) Tile2(k, tile, col, cb, ce);
   }
 }
+
+namespace {
+
+/// 8 lanes for dwconv_impl.h; the tail through maskload/maskstore.
+struct V8 {
+  using T = __m256;
+  using Mask = __m256i;
+  static constexpr size_t kW = 8;
+  static Mask MaskOf(size_t left) { return Mask8(left, 0); }
+  static T Load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void Store(float* p, T v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T Set1(float v) { return _mm256_set1_ps(v); }
+  static T Clamp(T v, T lo, T hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+};
+
+}  // namespace
+
+void DwConvAvx2(const DwConvTask& task) { dw_impl::Rows<V8>(task); }
 
 }  // namespace tare::cpu

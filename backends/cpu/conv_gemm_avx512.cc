@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/dwconv_impl.h"
 
 namespace tare::cpu {
 namespace {
@@ -99,5 +100,24 @@ void GemmConvAvx512(const GemmConvTask& k) {
     for (size_t tile = k.t0; tile < k.t1; ++tile) Tile(k, tile, cb, ce);
   }
 }
+
+namespace {
+
+/// 16 lanes for dwconv_impl.h; the tail through a lane mask.
+struct V16 {
+  using T = __m512;
+  using Mask = __mmask16;
+  static constexpr size_t kW = 16;
+  static Mask MaskOf(size_t left) { return left >= 16 ? Mask(0xffff) : Mask((1u << left) - 1); }
+  static T Load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void Store(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T Set1(float v) { return _mm512_set1_ps(v); }
+  static T Clamp(T v, T lo, T hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
+};
+
+}  // namespace
+
+void DwConvAvx512(const DwConvTask& task) { dw_impl::Rows<V16>(task); }
 
 }  // namespace tare::cpu
