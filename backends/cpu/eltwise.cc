@@ -38,7 +38,7 @@ Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC
 
 
 Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count, float* y, const Clamp& cl,
-                        std::function<Status()> fast) {
+                        std::function<Status()> fast, std::function<void()> after_ref) {
   bool known_finite = true;
   std::vector<Tensor> ins(n.inputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -59,6 +59,7 @@ Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count
   c.Add([=] {
     if (known_finite && AllFinite(x, count)) return fast();
     TARE_RETURN_IF_ERROR(ref());
+    if (after_ref) after_ref();
     if (cl.active) ApplyClamp(cl, y, ny);
     return Status::Ok();
   });

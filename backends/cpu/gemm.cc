@@ -1,13 +1,15 @@
-// Gemm, MatMul and Softmax on XNNPACK (plain layouts).
-//   Gemm: transA=0, alpha=1, B known: fully_connected with B as [N][K] (transB=1) or [K][N]
-//     (transB=0); bias = beta * C rounded once, C known of shape [], [1], [N], [1, 1] or [1, N]
-//     (other C shapes run the reference). A following Relu/Clip is fused.
-//   Each runs its reference kernel instead when its input holds a NaN or an inf (AddFiniteGuarded:
-//   XNNPACK would turn a NaN into -inf or the clamp's lo).
-//   MatMul: A (..., M, K), B known 2-D (K, N): fully_connected over all rows of A; other MatMuls
-//     (run-time B, batched, broadcast): matmul.cc.
+// Gemm, MatMul and Softmax (plain layouts).
+//   Gemm: transA=0, alpha=1, B known: a fully connected product with B as [N][K] (transB=1) or
+//     [K][N] (transB=0); bias = beta * C rounded once, C known of shape [], [1], [N], [1, 1] or
+//     [1, N] (other C shapes run the reference). A following Relu/Clip is fused.
+//   MatMul: A (..., M, K), B known 2-D (K, N): the same over all rows of A, a following Add of a
+//     known row fused as the bias; other MatMuls (run-time B, batched, broadcast): matmul.cc.
+//   The product runs on GemmConv (conv_gemm.h, AVX2/AVX-512) where GemmConv::Worth says so, else
+//   on XNNPACK's fully_connected. Each runs its reference kernel instead when its input holds a
+//   NaN or an inf (AddFiniteGuarded: the fast kernels' clamp turns a NaN into -inf or lo).
 //   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc.
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "backends/cpu/conv_gemm.h"
@@ -16,12 +18,32 @@
 namespace tare::cpu {
 namespace {
 
+/// The Add after a MatMul (its only reader, the next node) of a known, finite row of N floats
+/// (shape [N], [1, N], ...: PyTorch's Linear on 3-D inputs exports MatMul then Add): absorbed, its
+/// values copied to *bias, the Add's output returned; else -1.
+int FuseRowBias(Compiler& c, int v, size_t N, std::vector<float>* bias) {
+  const Node* next = c.NextSoleReader(v);
+  if (!next || next->op != "Add" || !next->domain.empty() || next->inputs.size() != 2 || next->outputs[0] < 0) return -1;
+  const int other = next->inputs[0] == v ? next->inputs[1] : next->inputs[0];
+  if (other == v || !c.IsConst(other) || c.slot(other).dtype != DType::kFloat32) return -1;
+  const Shape& bs = c.shape(other);
+  if (static_cast<size_t>(c.slot(other).numel()) != N || bs.empty() || static_cast<size_t>(bs.back()) != N ||
+      bs.size() > c.shape(v).size() || c.shape(next->outputs[0]) != c.shape(v))
+    return -1;
+  const float* b = c.slot(other).as<float>();
+  if (!AllFinite(b, N)) return -1;
+  bias->assign(b, b + N);
+  c.AbsorbNext();
+  c.SetPos(c.pos() + 1);
+  return next->outputs[0];
+}
+
 /// The fully connected product on GemmConv (conv_gemm.h) as a 1 x 1 convolution over the rows of
-/// A: on AVX-512 about 1.45x XNNPACK's fully connected operator on transformer shapes (one thread,
-/// rows x K x N = 196 x 384 x 1536: 1.10 ms against 1.60 ms). Guarded as AddFullyConnected's
-/// XNNPACK path is.
-Status AddGemmFc(Compiler& c, const Node& n, int a, int y0, int y, const GemmConvShape& gs, const float* w, bool in_out,
-                 const float* bias, const Clamp& cl) {
+/// A (plain ap -> yp): on AVX-512 about 1.45x XNNPACK's fully connected operator on transformer
+/// shapes (one thread, rows x K x N = 196 x 384 x 1536: 1.10 ms against 1.60 ms). Returns the
+/// fast step for AddFiniteGuarded.
+Result<std::function<Status()>> GemmFcStep(Compiler& c, const Node& n, const GemmConvShape& gs, const float* w,
+                                           bool in_out, const float* bias, const float* ap, float* yp) {
   const size_t K = gs.cg, N = gs.og;
   std::vector<float> oi;  // GemmConv reads OIHW: [N][K]
   if (in_out) {
@@ -31,46 +53,71 @@ Status AddGemmFc(Compiler& c, const Node& n, int a, int y0, int y, const GemmCon
     w = oi.data();
   }
   auto gc = std::make_shared<GemmConv>(gs, w, bias);
-  const float* ap = c.In(a, Layout::kPlain);
-  float* yp = c.OutFused(y0, y, Layout::kPlain, {{ap, c.slot(a).nbytes()}});
   gc->Bind(ap, yp, nullptr);
   if (!gc->ok()) return Status::Error(n.Where() + ": out of memory packing the weights");
   c.Hold(gc);
   const GemmConv* raw = gc.get();
   ThreadPool* pool = c.pool();
-  TARE_RETURN_IF_ERROR(AddFiniteGuarded(c, n, ap, static_cast<size_t>(c.slot(a).numel()), yp, cl, [raw, pool] {
+  return std::function<Status()>([raw, pool] {
     raw->Run(pool);
     return Status::Ok();
-  }));
-  c.Done(y);
-  return Status::Ok();
+  });
 }
 
+/// XNNPACK's fully connected operator (ap -> yp), bias and clamp fused; the fast step for
+/// AddFiniteGuarded.
+Result<std::function<Status()>> XnnFcStep(Compiler& c, const Node& n, size_t K, size_t N, const float* w, bool in_out,
+                                          const float* bias, const Clamp& cl, size_t rows, const float* ap, float* yp) {
+  pthreadpool* pool = c.pool()->raw();
+  Result<XnnFc> made = CreateFullyConnected(K, N, w, in_out, bias, cl.lo, cl.hi, pool);
+  if (!made.ok()) return made.status().With(n.Where());
+  auto fc = std::make_shared<XnnFc>(std::move(made).value());
+  c.Hold(fc);
+  const std::string where = n.Where();
+  TARE_RETURN_IF_ERROR(SetupFullyConnected(*fc, rows, ap, yp, pool).With(where));
+  const XnnFc* raw = fc.get();
+  return std::function<Status()>([raw, pool, where] { return RunFullyConnected(*raw, pool).With(where); });
+}
+
+/// A (rows x K, plain) times the known weights w ([K][N] when in_out, else [N][K]) plus bias,
+/// then a fused Relu/Clip: on GemmConv where it is worth it (AVX2/AVX-512), else XNNPACK. A MatMul
+/// followed by the Add of a known row (a Linear layer) takes the row as its bias; the guarded
+/// fallback (a non-finite input) then runs the reference MatMul and adds the row, as the Add would.
 Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, size_t N, const float* w, bool in_out,
                          const float* bias) {
+  auto row = std::make_shared<std::vector<float>>();
+  int yb = y0;
+  if (n.op == "MatMul" && !bias) {
+    const int added = FuseRowBias(c, y0, N, row.get());
+    if (added >= 0) {
+      yb = added;
+      bias = row->data();
+    }
+  }
   Clamp cl;
-  const int y = FuseClamp(c, y0, &cl);
+  const int y = FuseClamp(c, yb, &cl);
   const size_t rows = static_cast<size_t>(c.slot(a).numel()) / K;
+  const float* ap = c.In(a, Layout::kPlain);
+  float* yp = c.OutFused(y0, y, Layout::kPlain, {{ap, c.slot(a).nbytes()}});
   GemmConvShape gs;
   gs.ih = gs.oh = rows;
   gs.cg = K;
   gs.og = N;
   gs.lo = cl.lo;
   gs.hi = cl.hi;
-  if (GemmConv::Available() && GemmConv::Worth(gs)) return AddGemmFc(c, n, a, y0, y, gs, w, in_out, bias, cl);
-  pthreadpool* pool = c.pool()->raw();
-  Result<XnnFc> made = CreateFullyConnected(K, N, w, in_out, bias, cl.lo, cl.hi, pool);
-  if (!made.ok()) return made.status().With(n.Where());
-  auto fc = std::make_shared<XnnFc>(std::move(made).value());
-  c.Hold(fc);
-  const float* ap = c.In(a, Layout::kPlain);
-  float* yp = c.OutFused(y0, y, Layout::kPlain, {{ap, c.slot(a).nbytes()}});
-  const size_t batch = static_cast<size_t>(c.slot(a).numel()) / K;
-  const std::string where = n.Where();
-  TARE_RETURN_IF_ERROR(SetupFullyConnected(*fc, batch, ap, yp, pool).With(where));
-  const XnnFc* raw = fc.get();
+  Result<std::function<Status()>> fast = GemmConv::Available() && GemmConv::Worth(gs)
+                                             ? GemmFcStep(c, n, gs, w, in_out, bias, ap, yp)
+                                             : XnnFcStep(c, n, K, N, w, in_out, bias, cl, rows, ap, yp);
+  if (!fast.ok()) return fast.status();
+  std::function<void()> after_ref;
+  if (!row->empty()) {
+    const size_t count = rows * N;
+    after_ref = [row, yp, count, N] {
+      for (size_t i = 0; i < count; ++i) yp[i] = yp[i] + (*row)[i % N];
+    };
+  }
   TARE_RETURN_IF_ERROR(AddFiniteGuarded(c, n, ap, static_cast<size_t>(c.slot(a).numel()), yp, cl,
-                                        [raw, pool, where] { return RunFullyConnected(*raw, pool).With(where); }));
+                                        std::move(fast).value(), std::move(after_ref)));
   c.Done(y);
   return Status::Ok();
 }

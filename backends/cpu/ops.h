@@ -38,10 +38,11 @@ inline void ApplyClamp(const Clamp& cl, float* y, size_t n) {
 /// Adds `fast`, the XNNPACK step of n reading x (plain, `count` floats: n's first input) and writing
 /// y (plain: n's output, or that of the Relu/Clip `cl` fused into it), guarded: when x or a known
 /// input of n (checked now) holds a NaN or an inf, the step runs n's reference kernel on the same
-/// buffers, then ApplyClamp, instead. XNNPACK's kernels turn a NaN into -inf or the clamp's lo
+/// buffers, then `after_ref` (when given: the work of nodes fused into the fast step, e.g. a bias
+/// Add), then ApplyClamp, instead. XNNPACK's kernels turn a NaN into -inf or the clamp's lo
 /// (tests/conformance/cases test_nan_gemm*, test_nan_softmax); the reference propagates it.
 Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count, float* y, const Clamp& cl,
-                        std::function<Status()> fast);
+                        std::function<Status()> fast, std::function<void()> after_ref = nullptr);
 /// When the next node is a Relu or a Clip with known bounds and is the only reader of v (not live
 /// out), absorbs it, narrows `cl` and returns its output value; otherwise returns v.
 int FuseClamp(Compiler& c, int v, Clamp* cl);

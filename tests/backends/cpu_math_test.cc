@@ -161,6 +161,52 @@ TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice
   CheckBitIdentical(NodeOf("Slice").node, {x, I64({1}, {0}), I64({1}, {1}), I64({1}, {-1})});
 }
 
+TEST_CASE("cpu Linear (MatMul of known weights, then Add of a known row, then Relu) fused: against double") {
+  // The row becomes the product's bias (gemm.cc): GemmConv for the wide case on AVX2/AVX-512,
+  // XNNPACK for the narrow one. A NaN or inf in A takes the reference MatMul, then the row is
+  // added and the clamp keeps NaN, as the three nodes would do.
+  std::mt19937 rng(4242);
+  const std::vector<std::pair<Shape, int64_t>> cases = {{{1, 50, 96}, 384}, {{2, 7, 40}, 24}};
+  for (const auto& [as, N] : cases) {
+    const int64_t K = as.back();
+    Tensor a = RandF32(as, rng);
+    const Tensor w = RandF32({K, N}, rng), row = RandF32({N}, rng, -4, 4);
+    for (bool poison : {false, true}) {
+      if (poison) {
+        a.as<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+        a.as<float>()[K + 1] = std::numeric_limits<float>::infinity();
+      }
+      G g;
+      const int mm = g.Add(NodeOf("MatMul"), {g.Input("a", as), g.Const("w", w)}, "mm");
+      const int add = g.Add(NodeOf("Add"), {mm, g.Const("row", row)}, "add");
+      g.g->outputs.push_back(g.Add(NodeOf("Relu"), {add}, "y"));
+      for (int threads : {1, 2}) {
+        CAPTURE(K);
+        CAPTURE(poison);
+        CAPTURE(threads);
+        std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"a", a}});
+        const int64_t rows = a.numel() / K;
+        int bad = 0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double sum = row.as<float>()[j], sabs = std::fabs(sum);
+            for (int64_t k = 0; k < K; ++k) {
+              const double t = double(a.as<float>()[i * K + k]) * w.as<float>()[k * N + j];
+              sum += t;
+              sabs += std::fabs(t);
+            }
+            const double want = std::isnan(sum) ? sum : std::max(0.0, sum);
+            const double y = got[0].tensor.as<float>()[i * N + j];
+            const bool ok = std::isnan(want) ? std::isnan(y)
+                                             : std::isinf(want) ? y == want : std::fabs(y - want) <= (K + 2) * kEps32 * sabs;
+            if (!ok && ++bad <= 3) FAIL_CHECK("y[" << i << "][" << j << "] = " << y << ", want " << want);
+          }
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("cpu MatMul on run-time operands: batched, broadcast, against a double product") {
   std::mt19937 rng(777);
   const std::vector<std::pair<Shape, Shape>> cases = {
