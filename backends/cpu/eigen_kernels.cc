@@ -82,4 +82,15 @@ void MapEigen(EigenFn f, const float* x, float* y, size_t n) {
   }
 }
 
+void GeluEigen(const float* x, float* y, size_t n, float c1, float c2, float c3) {
+  using namespace Eigen::internal;
+  using P = packet_traits<float>::type;
+  const P d = pset1<P>(c1), a = pset1<P>(c2), m = pset1<P>(c3), lo = pset1<P>(-1.0f), hi = pset1<P>(1.0f);
+  MapPackets(x, y, n, [&](const P& v) {
+    const P t = pdiv(v, d);
+    const P e = pselect(pcmp_eq(t, t), pmin(pmax(perf(t), lo), hi), t);  // as MapEigen's Erf
+    return pmul(pmul(padd(e, a), v), m);
+  });
+}
+
 }  // namespace tare::cpu

@@ -27,4 +27,9 @@ void SgemmEigen(const float* a, size_t lda, const float* b, size_t ldb, float* c
 /// y[i] = f(x[i]) for i < n (x == y allowed); call only when EigenAvailable().
 void MapEigen(EigenFn f, const float* x, float* y, size_t n);
 
+/// Gelu as the fused chain computes it (fusions.cc): y = ((erf(x / c1) + c2) * x) * c3, each
+/// operation rounded once, erf as MapEigen's; the unfused cpu chain's bits. A NaN x gives NaN (the
+/// packet loop's own NaN pass-through). Call only when EigenAvailable().
+void GeluEigen(const float* x, float* y, size_t n, float c1, float c2, float c3);
+
 }  // namespace tare::cpu

@@ -1,14 +1,15 @@
 // Fusions of the cpu backend for 2020s architectures (issue 23), inside its compile: the file's
 // graph stays the specification (ref and ref64 run every node), the cpu backend runs a chain of
 // nodes as one step when the chain's intermediate values have no other reader and are not live
-// out. Each fused step does the chain's float operations in the chain's order, so its result is
-// the unfused cpu chain's, bit for bit (and `ref`'s wherever the unfused ops are bit-identical to
-// ref: everything but Erf on Eigen's path).
+// out. Each fused step does the chain's float operations, each rounded as its node rounds it:
+// Gelu in the chain's order (the unfused cpu chain's bits), LayerNorm's two sums in 16 partial
+// sums (a reduction's order is free within its budget; the rest in the chain's order), so it
+// differs from ref in the last bits and is tested against ref64 and a double LayerNorm.
 //   LayerNorm, as PyTorch exports nn.LayerNorm before LayerNormalization-17:
 //     m = ReduceMean(x, last axis, keepdims) ; d = Sub(x, m) ; p = Pow(d, 2) ;
 //     v = ReduceMean(p, last axis, keepdims) ; e = Add(v, eps) ; s = Sqrt(e) ; n = Div(d, s) ;
 //     [y = Mul(n, gamma) ; y = Add(y, beta)]   (gamma, beta known, [D] or one element)
-//   per row of D: the sums in order from 0, / D, then each element's d / s * gamma + beta.
+//   per row of D: the sums (LaneSum), / D, then each element's d / s * gamma + beta.
 //   Gelu (erf form), as PyTorch exports nn.GELU():
 //     a = Div(x, c1) ; b = Erf(a) ; c = Add(b, c2) ; d = Mul(x, c) ; y = Mul(d, c3)  (c1..c3
 //     known scalars): y = ((erf(x / c1) + c2) * x) * c3, erf as the cpu's Erf computes it.
@@ -83,6 +84,50 @@ float* FusedOut(Compiler& c, const float* xp, int x, int y, float** copy_to) {
   return yp;
 }
 
+/// The sum of x[0, n) in 16 interleaved partial sums (element i goes to sum i mod 16), which are
+/// then added pairwise: each partial sum is a plain loop, so the compiler vectorizes it without
+/// reordering any float addition (16 lanes on AVX-512, fewer elsewhere: the same bits).
+TARE_CPU_CLONES float LaneSum(const float* x, size_t n) {
+  float acc[16] = {};
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (size_t j = 0; j < 16; ++j) acc[j] = acc[j] + x[i + j];
+  for (size_t j = 0; i + j < n; ++j) acc[j] = acc[j] + x[i + j];
+  for (size_t w = 8; w >= 1; w /= 2)
+    for (size_t j = 0; j < w; ++j) acc[j] = acc[j] + acc[j + w];
+  return acc[0];
+}
+
+/// d[i] = x[i] - mean (Sub), and the sum of d[i] * d[i] (Pow 2, then the sum) as LaneSum adds.
+TARE_CPU_CLONES float CenterSquareSum(const float* x, float mean, float* d, size_t n) {
+  float acc[16] = {};
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (size_t j = 0; j < 16; ++j) {
+      const float v = x[i + j] - mean;
+      d[i + j] = v;
+      acc[j] = acc[j] + v * v;
+    }
+  for (size_t j = 0; i + j < n; ++j) {
+    const float v = x[i + j] - mean;
+    d[i + j] = v;
+    acc[j] = acc[j] + v * v;
+  }
+  for (size_t w = 8; w >= 1; w /= 2)
+    for (size_t j = 0; j < w; ++j) acc[j] = acc[j] + acc[j + w];
+  return acc[0];
+}
+
+/// y[i] = y[i] / den (Div), then * gamma[i] (Mul), then + beta[i] (Add), each rounded as the node.
+TARE_CPU_CLONES void Normalize(float* y, float den, const float* gamma, const float* beta, size_t n) {
+  if (gamma && beta)
+    for (size_t i = 0; i < n; ++i) y[i] = y[i] / den * gamma[i] + beta[i];
+  else if (gamma)
+    for (size_t i = 0; i < n; ++i) y[i] = y[i] / den * gamma[i];
+  else
+    for (size_t i = 0; i < n; ++i) y[i] = y[i] / den;
+}
+
 }  // namespace
 
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
@@ -142,18 +187,9 @@ Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
       for (size_t r = b; r < en; ++r) {
         const float* xr = xp + r * D;
         float* yr = yp + r * D;
-        float sum = 0.0f;
-        for (size_t i = 0; i < D; ++i) sum = sum + xr[i];
-        const float mean = sum / fd;
-        for (size_t i = 0; i < D; ++i) yr[i] = xr[i] - mean;
-        float sq = 0.0f;
-        for (size_t i = 0; i < D; ++i) sq = sq + yr[i] * yr[i];
-        const float den = std::sqrt(sq / fd + eps);
-        for (size_t i = 0; i < D; ++i) yr[i] = yr[i] / den;
-        if (gamma)
-          for (size_t i = 0; i < D; ++i) yr[i] = yr[i] * gamma[i];
-        if (beta)
-          for (size_t i = 0; i < D; ++i) yr[i] = yr[i] + beta[i];
+        const float mean = LaneSum(xr, D) / fd;
+        const float den = std::sqrt(CenterSquareSum(xr, mean, yr, D) / fd + eps);
+        Normalize(yr, den, gamma, beta, D);
       }
     });
     if (copy_to) CopyFloats(yp, copy_to, rows * D, pool);
@@ -194,15 +230,18 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   const bool eigen = EigenAvailable();
   c.SetLabel("[fused Gelu, to] ");
   c.Add([=] {
+    if (eigen) {
+      pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) { GeluEigen(xp + b0, yp + b0, e0 - b0, c1, c2, c3); });
+      if (copy_to) CopyFloats(yp, copy_to, count, pool);
+      return Status::Ok();
+    }
     pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) {
       constexpr size_t kChunk = 256;
       float t[kChunk];
       for (size_t i0 = b0; i0 < e0; i0 += kChunk) {
         const size_t n = std::min(kChunk, e0 - i0);
         for (size_t j = 0; j < n; ++j) t[j] = xp[i0 + j] / c1;
-        if (eigen) MapEigen(EigenFn::kErf, t, t, n);
-        else
-          for (size_t j = 0; j < n; ++j) t[j] = static_cast<float>(std::erf(static_cast<double>(t[j])));
+        for (size_t j = 0; j < n; ++j) t[j] = static_cast<float>(std::erf(static_cast<double>(t[j])));
         for (size_t j = 0; j < n; ++j) yp[i0 + j] = ((t[j] + c2) * xp[i0 + j]) * c3;
       }
     });
