@@ -21,6 +21,7 @@
 
 #include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/isa.h"
+#include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops.h"
 #include "kernels/ref/conv_geometry.h"
 #include "runtime/exec/ref_kernel.h"
@@ -163,7 +164,7 @@ TARE_CPU_CLONES void DwTap(const float* x, const float* w, float* y, size_t C) {
 /// (more than 25 taps, e.g. ConvNeXt's 7 x 7, which XNNPACK runs about 10x slower): NHWC, per
 /// output pixel y = bias, then per tap in row-major order (taps in the padding skipped) one term
 /// (a K-term dot product: within Conv's budget); output rows split over the pool. On AVX2 and
-/// AVX-512 the accumulators stay in registers (DwConvAvx2/DwConvAvx512, conv_gemm.h: one FMA per
+/// AVX-512 the accumulators stay in registers (DwConvAvx2/DwConvAvx512, isa_kernels.h: one FMA per
 /// term, the same bits on both); the generic path adds y + x * w in memory, vectorized over the
 /// channels.
 Status AddDepthwiseConv(Compiler& c, const Node& n, const GemmConvShape& gs, const std::vector<float>& w,

@@ -61,23 +61,6 @@ class GemmConv {
   const float* res_ = nullptr;
 };
 
-/// A depthwise convolution (groups == channels, one output channel per group) over NHWC: output
-/// rows [r0, r1) of the n * oh rows. x: [n][ih][iw][C]; w: [kh * kw][C] (tap-major); bias: [C];
-/// y: pixel p at y + p * ystride. Per output element: bias, then one FMA per tap in row-major
-/// order (taps in the padding skipped), clamped to [s.lo, s.hi] (max/min: a NaN does not survive,
-/// so the caller guards non-finite inputs). Issue 23: ConvNeXt's 7 x 7 depthwise layers.
-struct DwConvTask {
-  const float* x;
-  const float* w;
-  const float* bias;
-  float* y;
-  GemmConvShape s;
-  size_t C, ystride, r0, r1;
-};
-void DwConvAvx512(const DwConvTask& task);
-/// The same on AVX2 + FMA, bit-identical to DwConvAvx512.
-void DwConvAvx2(const DwConvTask& task);
-
 /// The AVX-512 tile loop (conv_gemm_avx512.cc): output rows of pixel tiles [t0, t1) for output
 /// channel block nb of group g, taps chunked by `chunk_taps`.
 struct GemmConvTask {

@@ -11,6 +11,8 @@
 
 #include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/dwconv_impl.h"
+#include "backends/cpu/isa_kernels.h"
+#include "backends/cpu/vmath_impl.h"
 
 namespace tare::cpu {
 namespace {
@@ -95,7 +97,7 @@ void GemmConvAvx2(const GemmConvTask& k) {
 
 namespace {
 
-/// 8 lanes for dwconv_impl.h; the tail through maskload/maskstore.
+/// 8 lanes for dwconv_impl.h and vmath_impl.h; the tail through maskload/maskstore.
 struct V8 {
   using T = __m256;
   using Mask = __m256i;
@@ -106,10 +108,42 @@ struct V8 {
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T Set1(float v) { return _mm256_set1_ps(v); }
   static T Clamp(T v, T lo, T hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+  using Cmp = __m256;
+  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T Div(T a, T b) { return _mm256_div_ps(a, b); }
+  /// 1 / d for d in [1, 2]: the 12-bit estimate and two Newton steps (about 1 ULP).
+  static T Recip(T d) {
+    const T one = _mm256_set1_ps(1.0f);
+    T r = _mm256_rcp_ps(d);
+    r = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
+    return _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
+  }
+  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T Fnma(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
+  static T Abs(T a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+  static T Round(T a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  /// 2^k for integral k in [-126, 127], exact.
+  static T Pow2(T k) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
+  }
+  /// p * 2^n for integral n in [-150, 0]: p * 2^max(n, -126) (exact, normal), then * 2^(n - that)
+  /// (in [-24, 0]): one rounding, into the denormals, as AVX-512's scalef.
+  static T Scale2(T p, T n) {
+    const T n1 = _mm256_max_ps(n, _mm256_set1_ps(-126.0f));
+    return _mm256_mul_ps(_mm256_mul_ps(p, Pow2(n1)), Pow2(_mm256_sub_ps(n, n1)));
+  }
+  static Cmp Less(T a, T b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static Cmp IsNan(T a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+  /// m ? a : b per lane.
+  static T Blend(Cmp m, T a, T b) { return _mm256_blendv_ps(b, a, m); }
 };
 
 }  // namespace
 
 void DwConvAvx2(const DwConvTask& task) { dw_impl::Rows<V8>(task); }
+
+void SiluAvx2(const float* x, float* y, size_t n) { vmath_impl::SiluRow<V8>(x, y, n); }
 
 }  // namespace tare::cpu

@@ -9,6 +9,8 @@
 
 #include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/dwconv_impl.h"
+#include "backends/cpu/isa_kernels.h"
+#include "backends/cpu/vmath_impl.h"
 
 namespace tare::cpu {
 namespace {
@@ -103,7 +105,7 @@ void GemmConvAvx512(const GemmConvTask& k) {
 
 namespace {
 
-/// 16 lanes for dwconv_impl.h; the tail through a lane mask.
+/// 16 lanes for dwconv_impl.h and vmath_impl.h; the tail through a lane mask.
 struct V16 {
   using T = __m512;
   using Mask = __mmask16;
@@ -114,10 +116,32 @@ struct V16 {
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T Set1(float v) { return _mm512_set1_ps(v); }
   static T Clamp(T v, T lo, T hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }
+  using Cmp = __mmask16;
+  static T Add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T Sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T Div(T a, T b) { return _mm512_div_ps(a, b); }
+  /// 1 / d for d in [1, 2]: the 14-bit estimate and one Newton step (about 1 ULP).
+  static T Recip(T d) {
+    const T r = _mm512_rcp14_ps(d);
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);
+  }
+  static T Max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T Fnma(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
+  static T Abs(T a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
+  static T Round(T a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  /// p * 2^n for integral n in [-150, 0], exactly (scalef rounds once into the denormals).
+  static T Scale2(T p, T n) { return _mm512_scalef_ps(p, n); }
+  static Cmp Less(T a, T b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static Cmp IsNan(T a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  /// m ? a : b per lane.
+  static T Blend(Cmp m, T a, T b) { return _mm512_mask_blend_ps(m, b, a); }
 };
 
 }  // namespace
 
 void DwConvAvx512(const DwConvTask& task) { dw_impl::Rows<V16>(task); }
+
+void SiluAvx512(const float* x, float* y, size_t n) { vmath_impl::SiluRow<V16>(x, y, n); }
 
 }  // namespace tare::cpu

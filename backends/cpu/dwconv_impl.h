@@ -1,4 +1,4 @@
-// The depthwise convolution's row loop (conv_gemm.h, DwConvTask), written once over a vector type
+// The depthwise convolution's row loop (isa_kernels.h, DwConvTask), written once over a vector type
 // and included by the two files built for an instruction set: conv_gemm_avx512.cc (16 lanes) and
 // conv_gemm_avx2.cc (8 lanes). Not a public header: include it only there.
 //
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/isa_kernels.h"
 
 namespace tare::cpu::dw_impl {
 

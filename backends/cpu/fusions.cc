@@ -10,6 +10,10 @@
 //     v = ReduceMean(p, last axis, keepdims) ; e = Add(v, eps) ; s = Sqrt(e) ; n = Div(d, s) ;
 //     [y = Mul(n, gamma) ; y = Add(y, beta)]   (gamma, beta known, [D] or one element)
 //   per row of D: the sums (LaneSum), / D, then each element's d / s * gamma + beta.
+//   SiLU (Swish), as PyTorch exports nn.SiLU(): s = Sigmoid(x) ; y = Mul(x, s) (either order):
+//     y = x * sigmoid(x) by the own vector kernel (isa_kernels.h SiluAvx512/SiluAvx2; within
+//     Sigmoid's and Mul's budgets, not XNNPACK's sigmoid's bits), in the layout x is held in;
+//     on AVX2 and AVX-512 only (elsewhere the two nodes run unfused).
 //   Gelu (erf form), as PyTorch exports nn.GELU():
 //     a = Div(x, c1) ; b = Erf(a) ; c = Add(b, c2) ; d = Mul(x, c) ; y = Mul(d, c3)  (c1..c3
 //     known scalars): y = ((erf(x / c1) + c2) * x) * c3, erf as the cpu's Erf computes it.
@@ -17,6 +21,8 @@
 #include <cmath>
 
 #include "backends/cpu/eigen_kernels.h"
+#include "backends/cpu/isa.h"
+#include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -253,8 +259,44 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   return true;
 }
 
+Result<bool> TrySilu(Compiler& c, const Node& sig) {
+  const Isa isa = CpuIsa();
+  if (isa == Isa::kGeneric || sig.NumInputs() != 1 || sig.outputs.empty()) return false;
+  const int x = sig.inputs[0], s = sig.outputs[0];
+  if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0) return false;
+  const Node* mul = Ahead(c, 1);
+  if (!Private(c, s, 1) || !mul || mul->op != "Mul" || Other(*mul, s) != x) return false;
+  const int y = mul->outputs[0];
+  if (c.shape(y) != c.shape(x) || c.slot(y).dtype != DType::kFloat32) return false;
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  // Elementwise: in the layout x is held in (a convolution's NHWC output stays NHWC).
+  const Layout l = c.HasNHWC(x) ? Layout::kNHWC : Layout::kPlain;
+  const float* xp = c.In(x, l);
+  float* yp = c.Out(y, l);
+  float* copy_to = nullptr;
+  if (yp != xp && c.Overlap(xp, c.slot(x).nbytes(), yp, c.slot(y).nbytes())) {
+    copy_to = yp;
+    yp = c.Alloc(count);
+  }
+  AbsorbAhead(c, 1, "fused SiLU (2 nodes)");
+  ThreadPool* pool = c.pool();
+  c.SetLabel("[fused SiLU, to] ");
+  c.Add([=] {
+    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b, size_t e) {
+      if (isa == Isa::kAvx512) SiluAvx512(xp + b, yp + b, e - b);
+      else SiluAvx2(xp + b, yp + b, e - b);
+    });
+    if (copy_to) CopyFloats(yp, copy_to, count, pool);
+    return Status::Ok();
+  });
+  c.SetLabel("");
+  c.Done(y);
+  return true;
+}
+
 Result<bool> TryFusions(Compiler& c, const Node& n) {
   if (!n.domain.empty()) return false;
+  if (n.op == "Sigmoid") return TrySilu(c, n);
   if (n.op == "ReduceMean") return TryLayerNorm(c, n);
   if (n.op == "Div") return TryGelu(c, n);
   return false;

@@ -84,7 +84,8 @@ Status CompileSlice(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
 /// Fusions (fusions.cc), tried by the compile loop before a node's own compile: at a ReduceMean
-/// starting PyTorch's LayerNorm decomposition, or at a Div starting its erf Gelu, compiles the
+/// starting PyTorch's LayerNorm decomposition, at a Div starting its erf Gelu, or at a Sigmoid
+/// whose output multiplies its input (SiLU), compiles the
 /// whole chain as one step and absorbs its other nodes; false (nothing done) when the nodes ahead
 /// do not form a pattern.
 Result<bool> TryFusions(Compiler& c, const Node& n);
