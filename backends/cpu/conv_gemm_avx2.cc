@@ -144,6 +144,8 @@ struct V8 {
 
 void DwConvAvx2(const DwConvTask& task) { dw_impl::Rows<V8>(task); }
 
-void SiluAvx2(const float* x, float* y, size_t n) { vmath_impl::SiluRow<V8>(x, y, n); }
+void SiluAvx2(const float* x, float* y, size_t n) { vmath_impl::Row<V8, vmath_impl::Silu<V8>>(x, y, n); }
+
+void SigmoidAvx2(const float* x, float* y, size_t n) { vmath_impl::Row<V8, vmath_impl::Sigmoid<V8>>(x, y, n); }
 
 }  // namespace tare::cpu

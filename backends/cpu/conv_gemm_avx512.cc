@@ -142,6 +142,8 @@ struct V16 {
 
 void DwConvAvx512(const DwConvTask& task) { dw_impl::Rows<V16>(task); }
 
-void SiluAvx512(const float* x, float* y, size_t n) { vmath_impl::SiluRow<V16>(x, y, n); }
+void SiluAvx512(const float* x, float* y, size_t n) { vmath_impl::Row<V16, vmath_impl::Silu<V16>>(x, y, n); }
+
+void SigmoidAvx512(const float* x, float* y, size_t n) { vmath_impl::Row<V16, vmath_impl::Sigmoid<V16>>(x, y, n); }
 
 }  // namespace tare::cpu

@@ -3,7 +3,8 @@
 //   Relu, Clip, LeakyRelu, HardSwish, Identity, Dropout (inference), BatchNormalization
 //     (inference): own loops, the reference's operations in the same order (bit-identical to
 //     `ref`; NaN handled as the reference does), split over the thread pool.
-//   Sigmoid: XNNPACK (a rational/polynomial approximation, within the op's budget).
+//   Sigmoid: the own vector kernel on AVX2/AVX-512 (isa_kernels.h), else XNNPACK's with its NaN
+//     for huge |x| mended (docs/FINDINGS.md F9); within the op's budget.
 //   Sqrt: float sqrt (correctly rounded, as the reference's: bit-identical; ONNX Sqrt-13).
 //   Erf, Tanh, Exp, Log: Eigen's vectorized functions (eigen_kernels.h; within the op's budget),
 //     or where Eigen's file cannot run, the reference's: double, rounded once (bit-identical).
@@ -13,6 +14,8 @@
 #include <cstring>
 
 #include "backends/cpu/eigen_kernels.h"
+#include "backends/cpu/isa.h"
+#include "backends/cpu/isa_kernels.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -33,6 +36,12 @@ void Map(Compiler& c, const float* x, float* y, size_t n, F f) {
 
 /// The layout an elementwise op works in: its input's, preferring NHWC when held.
 Layout Preferred(const Compiler& c, int v) { return c.HasNHWC(v) ? Layout::kNHWC : Layout::kPlain; }
+
+/// y[i] = 1 where x[i] > 88, 0 where x[i] < -88 (the true sigmoid there is 1 in float, or under
+/// 6e-39), else unchanged.
+TARE_CPU_CLONES void MendSigmoidTails(const float* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] > 88.0f ? 1.0f : x[i] < -88.0f ? 0.0f : y[i];
+}
 
 }  // namespace
 
@@ -160,13 +169,32 @@ Status CompileUnary(Compiler& c, const Node& n) {
       Map(c, xp, yp, count, [g](float v) { return static_cast<float>(g(static_cast<double>(v))); });
     }
   } else if (op == "Sigmoid") {
-    Result<XnnOp> made = CreateUnary(XnnUnary::kSigmoid);
-    if (!made.ok()) return made.status().With(n.Where());
-    xnn_operator* raw = c.Keep(std::move(made).value());
-    pthreadpool* pool = c.pool()->raw();
-    TARE_RETURN_IF_ERROR(SetupUnary(raw, XnnUnary::kSigmoid, count, xp, yp, pool).With(n.Where()));
-    const std::string where = n.Where();
-    c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+    const Isa isa = CpuIsa();
+    if (isa != Isa::kGeneric) {  // the own kernel (isa_kernels.h)
+      ThreadPool* pool = c.pool();
+      c.Add([=] {
+        pool->ParallelFor(count, kTile, [=](size_t b, size_t e) {
+          if (isa == Isa::kAvx512) SigmoidAvx512(xp + b, yp + b, e - b);
+          else SigmoidAvx2(xp + b, yp + b, e - b);
+        });
+        return Status::Ok();
+      });
+    } else {
+      // XNNPACK's, then its NaN for |x| beyond ~5e26 (docs/FINDINGS.md F9) mended: beyond 88 the
+      // sigmoid is 1, or under 6e-39 (0 is within the op's 1e-38).
+      Result<XnnOp> made = CreateUnary(XnnUnary::kSigmoid);
+      if (!made.ok()) return made.status().With(n.Where());
+      xnn_operator* raw = c.Keep(std::move(made).value());
+      pthreadpool* pool = c.pool()->raw();
+      TARE_RETURN_IF_ERROR(SetupUnary(raw, XnnUnary::kSigmoid, count, xp, yp, pool).With(n.Where()));
+      const std::string where = n.Where();
+      c.Add([raw, pool, where] { return RunXnn(raw, pool).With(where); });
+      ThreadPool* tp = c.pool();
+      c.Add([=] {
+        tp->ParallelFor(count, kTile, [=](size_t b, size_t e) { MendSigmoidTails(xp + b, yp + b, e - b); });
+        return Status::Ok();
+      });
+    }
   } else {  // Identity, Dropout
     ThreadPool* pool = c.pool();
     c.Add([=] { CopyFloats(xp, yp, count, pool); return Status::Ok(); });

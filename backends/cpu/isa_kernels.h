@@ -26,6 +26,13 @@ void DwConvAvx512(const DwConvTask& task);
 /// The same on AVX2 + FMA, bit-identical to DwConvAvx512.
 void DwConvAvx2(const DwConvTask& task);
 
+/// ONNX Sigmoid-13 over y[i] = 1 / (1 + exp(-x[i])), i < n (x == y allowed), as below without the
+/// product by x: within 8 eps |y| + 1e-38 over the whole float range (XNNPACK 2022's sigmoid gives
+/// NaN from |x| ~ 5e26: docs/FINDINGS.md F9); NaN gives NaN, +-inf give 1 and 0.
+void SigmoidAvx512(const float* x, float* y, size_t n);
+/// The same with 8 lanes.
+void SigmoidAvx2(const float* x, float* y, size_t n);
+
 /// SiLU (Swish, x * sigmoid(x)) over y[i] = f(x[i]), i < n (x == y allowed), as the cpu backend
 /// fuses PyTorch's Sigmoid + Mul (fusions.cc): e = exp(-|x|) (Cody-Waite reduction, a degree-7
 /// polynomial, exact scaling into the denormals), sigmoid = (x >= 0 ? 1 : e) / (1 + e) (a

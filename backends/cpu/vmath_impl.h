@@ -30,29 +30,35 @@ inline typename V::T ExpNeg(typename V::T a) {
   return V::Scale2(p, n);
 }
 
-/// x * sigmoid(x) per lane (isa_kernels.h, SiluAvx512): e = e^-|x|; sigmoid = (x < 0 ? e : 1) *
-/// V::Recip(1 + e) (1 + e is in [1, 2]: the hardware's reciprocal estimate refined by Newton steps
-/// to within an ULP or so; a division was the loop's bottleneck, 0.21 ns an element on AVX-512);
-/// it never overflows; NaN lanes keep x.
+/// sigmoid(x) = 1 / (1 + e^-x) per lane: e = e^-|x|; (x < 0 ? e : 1) * V::Recip(1 + e) (1 + e is
+/// in [1, 2]: the hardware's reciprocal estimate refined by Newton steps, about an ULP), which
+/// never overflows (XNNPACK 2022's sigmoid gives NaN from |x| ~ 5e26, docs/FINDINGS.md F9); NaN
+/// lanes keep x.
 template <class V>
-inline typename V::T Silu(typename V::T x) {
+inline typename V::T Sigmoid(typename V::T x) {
   using T = typename V::T;
   const T one = V::Set1(1.0f);
   const T e = ExpNeg<V>(V::Abs(x));
-  const T num = V::Blend(V::Less(x, V::Set1(0.0f)), e, one);
-  const T y = V::Mul(x, V::Mul(num, V::Recip(V::Add(one, e))));
-  return V::Blend(V::IsNan(x), x, y);
+  const T s = V::Mul(V::Blend(V::Less(x, V::Set1(0.0f)), e, one), V::Recip(V::Add(one, e)));
+  return V::Blend(V::IsNan(x), x, s);
 }
 
-/// y[i] = Silu(x[i]) for i < n, a vector at a time, the tail masked.
+/// x * sigmoid(x) per lane (isa_kernels.h, SiluAvx512), the product rounded once; NaN lanes keep
+/// x, -inf gives NaN (-inf * 0), as ONNX Mul(x, Sigmoid(x)) does.
 template <class V>
-void SiluRow(const float* x, float* y, size_t n) {
+inline typename V::T Silu(typename V::T x) {
+  return V::Mul(x, Sigmoid<V>(x));
+}
+
+/// y[i] = F(x[i]) for i < n, a vector at a time, the tail masked (F: Sigmoid<V> or Silu<V>).
+template <class V, typename V::T (*F)(typename V::T)>
+void Row(const float* x, float* y, size_t n) {
   size_t i = 0;
   const typename V::Mask all = V::MaskOf(V::kW);
-  for (; i + V::kW <= n; i += V::kW) V::Store(y + i, Silu<V>(V::Load(x + i, all)), all);
+  for (; i + V::kW <= n; i += V::kW) V::Store(y + i, F(V::Load(x + i, all)), all);
   if (i < n) {
     const typename V::Mask m = V::MaskOf(n - i);
-    V::Store(y + i, Silu<V>(V::Load(x + i, m)), m);
+    V::Store(y + i, F(V::Load(x + i, m)), m);
   }
 }
 

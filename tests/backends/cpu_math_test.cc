@@ -1,5 +1,6 @@
 // The cpu backend's kernels for 2020s architectures (issue 23): Erf, Tanh, Exp and Log (Eigen's
-// packet functions where the CPU allows AVX2, else the reference's) over every float range against
+// packet functions where the CPU allows AVX2, else the reference's) and Sigmoid and the fused SiLU
+// (the own vector kernels, else XNNPACK's mended) over every float range against
 // the C library's double functions computed here, within kBudgetTranscendental (8 eps |y|, plus
 // 1e-38 absolute as the op tables allow below FLT_MIN), with NaN, infinities, zeros and denormals;
 // ReduceSum/Mean/Max/Min, Pow and Slice on cpu bit-identical to ref; batched, broadcast MatMul on run-time
@@ -7,6 +8,7 @@
 // on cpu (not fall back to ref). TARE_CPU_ISA=generic runs the same cases on the plain paths
 // (ctest's cpu_math.generic).
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -111,11 +113,52 @@ TEST_CASE("cpu runs the transformer op cases (op_cases.h) within their budgets o
   }
 }
 
-TEST_CASE("cpu Erf, Tanh, Exp, Log over the float range against libm's double functions") {
+TEST_CASE("cpu Erf, Tanh, Exp, Log, Sigmoid over the float range against libm's double functions") {
   CheckFunction("Erf", [](double v) { return std::erf(v); });
   CheckFunction("Tanh", [](double v) { return std::tanh(v); });
   CheckFunction("Exp", [](double v) { return std::exp(v); });
   CheckFunction("Log", [](double v) { return std::log(v); });
+  CheckFunction("Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+}
+
+TEST_CASE("cpu fuses SiLU (Sigmoid, then Mul by its input): over the float range against double") {
+  // The fused step (fusions.cc, isa_kernels.h) where the CPU has AVX2 or AVX-512; the two nodes
+  // unfused elsewhere (TARE_CPU_ISA=generic): both within Sigmoid's and Mul's budgets.
+  const std::vector<double> xs = Sweep();
+  const Tensor x = F32({static_cast<int64_t>(xs.size())}, xs);
+  G g;
+  const int in = g.Input("x", x.shape);
+  const int sg = g.Add(NodeOf("Sigmoid"), {in}, "s");
+  g.g->outputs.push_back(g.Add(NodeOf("Mul"), {sg, in}, "y"));  // PyTorch writes Mul(x, s); either order
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Session> s = MakeSession(g.g, "cpu", threads);
+    std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+    int fused = 0;
+    for (const std::string& note : s->Notes()) fused += note == "fused SiLU (2 nodes)";
+    const char* isa = std::getenv("TARE_CPU_ISA");
+    const bool generic = isa && std::string(isa) == "generic";
+    CHECK(fused == (generic ? 0 : 2));
+    int bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double xi = static_cast<float>(xs[i]);
+      const double sig = 1.0 / (1.0 + std::exp(-xi));
+      const double want = std::isinf(xi) && xi < 0 ? std::nan("") : xi * sig;  // -inf * 0
+      const double y = got[0].tensor.as<float>()[i];
+      bool ok;
+      if (std::isnan(want)) ok = std::isnan(y);
+      else if (std::isinf(want)) ok = y == want;
+      else {
+        // Fused: the product's own budget. Unfused: Sigmoid's 1e-38 absolute, times |x| by the Mul.
+        const double tol = 8 * kEps32 * std::fabs(want) + 1e-38 * (generic ? 1 + std::fabs(xi) : 1);
+        ok = std::fabs(y - want) <= tol;
+        worst = std::max(worst, std::fabs(y - want) / tol);
+      }
+      if (!ok && ++bad <= 5) FAIL_CHECK("SiLU(" << xi << ") = " << y << ", want " << want);
+    }
+    CHECK(bad == 0);
+    MESSAGE("SiLU on cpu, " << threads << " thread(s): worst err/tol " << worst);
+  }
 }
 
 TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice: bit-identical to ref") {
