@@ -26,8 +26,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # conformance.vulkan.* is left out here (75 s under ASan): the same cases run natively in test.sh
 # and under the validation layer in vulkan_validation.sh; every other vulkan test runs here. So is
 # model.tfjs_corpus.* (13 published TF.js models, minutes under ASan): the TF.js converter runs
-# under the sanitizers on its fixtures (model.tfjs.*) and in the fuzz target fuzz_tfjs.
-(cd build-san && ctest --output-on-failure -j "$(nproc)" -E '^(conformance\.vulkan\.|model\.tfjs_corpus\.)' > ../build-san-ctest.log 2>&1) || {
+# under the sanitizers on its fixtures (model.tfjs.*) and in the fuzz target fuzz_tfjs. So is
+# cli.gemm_threads (113 s under ASan): 500 Gemm shapes at 1 and 2 threads checking XNNPACK's
+# fully connected columns (docs/FINDINGS.md F1), run natively in test.sh and under every emulated
+# CPU model of the matrix; tare's own Gemm paths run under ASan in the per-op and model tests.
+(cd build-san && ctest --output-on-failure -j "$(nproc)" -E '^(conformance\.vulkan\.|model\.tfjs_corpus\.|cli\.gemm_threads$)' > ../build-san-ctest.log 2>&1) || {
   grep -E "Failed|\*\*\*|ERROR: (Address|Undefined)|runtime error" build-san-ctest.log | head -40; tail -5 build-san-ctest.log; exit 1; }
 tail -3 build-san-ctest.log
 echo "sanitize: ctest under ASan+UBSan passed; fuzzing each target for ${secs} s"
