@@ -64,10 +64,17 @@ struct Elt {
 
 bool EltSupported(const Node& n, const Graph& g, const GraphInfo& info) {
   if (!n.domain.empty() && n.domain != "ai.onnx") return false;
-  static const char* kOps[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip"};
+  static const char* kOps[] = {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip", "Pow"};
   bool found = false;
   for (const char* o : kOps) found = found || n.op == o;
   if (!found || n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
+  if (n.op == "Pow") {
+    // x^2 only (LayerNorm's square: eltwise_square, x * x rounded once, as the reference's double
+    // pow rounded to float); other exponents run on ref.
+    if (n.inputs.size() != 2 || n.inputs[1] < 0 || !Known(info, n.inputs[1]) || !IsF32(g, n.inputs[1])) return false;
+    const Value& e = g.values[n.inputs[1]];
+    return !e.is_constant || (e.constant.numel() == 1 && e.constant.as<float>()[0] == 2.0f);
+  }
   if (n.op == "Clip") {
     // Bounds as known inputs (Clip-11+); absent = unbounded.
     for (size_t i = 1; i < n.inputs.size(); ++i)
@@ -103,6 +110,9 @@ bool EltOf(const Compiler& c, const Node& n, Elt* e) {
     e->alg = algorithm::eltwise_log;
   } else if (n.op == "Sqrt") {
     e->alg = algorithm::eltwise_sqrt;
+  } else if (n.op == "Pow") {
+    if (!c.F32(n.inputs[1]) || c.slot(n.inputs[1]).numel() != 1 || ReadScalar(c, n.inputs[1]) != 2.0f) return false;
+    e->alg = algorithm::eltwise_square;
   } else if (n.op == "Abs") {
     e->alg = algorithm::eltwise_abs;
   } else if (n.op == "Neg") {
@@ -618,6 +628,7 @@ Status CompileBinary(Compiler& c, const Node& n) {
     return d;
   };
   const memory::dims yd = Dims(Y);
+  memory::dims yd_view = yd;  // y's dims as the primitive sees them (same bytes)
   memory::dims ad = pad(c.shape(a)), bd = pad(c.shape(b));
   algorithm alg = n.op == "Add" ? algorithm::binary_add
                   : n.op == "Sub" ? algorithm::binary_sub
@@ -646,12 +657,28 @@ Status CompileBinary(Compiler& c, const Node& n) {
       }
     }
   }
-  if (src0.get_desc() == c.PlainDesc(a)) src0 = View(c, src0, RowMajor(ad));
-  dnnl::binary::desc d(alg, src0.get_desc(), src1.get_desc(), Any(yd));
+  if (src0.get_desc() == c.PlainDesc(a)) {
+    src0 = View(c, src0, RowMajor(ad));
+    // src1 broadcast along the last axis only ([..., D] op [..., 1], LayerNorm's Sub and Div):
+    // oneDNN 2.6 runs that shape on its reference kernel (12 ms for ConvNeXt's 56 x 56 x 96); as
+    // [1, rows, D] op [1, rows, 1] it is a per-channel broadcast its jit kernel takes. Same bytes.
+    const size_t rk = ad.size();
+    bool last_only = rk >= 2 && bd[rk - 1] == 1 && ad[rk - 1] > 1;
+    for (size_t i = 0; last_only && i + 1 < rk; ++i) last_only = ad[i] == bd[i];
+    if (last_only) {
+      const int64_t D = ad[rk - 1], rows = static_cast<int64_t>(c.slot(a).numel()) / D;
+      ad = {1, rows, D};
+      bd = {1, rows, 1};
+      src0 = View(c, src0, RowMajor(ad));
+      src1 = View(c, src1, RowMajor(bd));
+      yd_view = {1, rows, D};
+    }
+  }
+  dnnl::binary::desc d(alg, src0.get_desc(), src1.get_desc(), Any(yd_view));
   dnnl::binary::primitive_desc pd(d, c.engine());
   memory::desc dd = pd.dst_desc();
   memory dst;
-  if (dd == RowMajor(yd)) {
+  if (dd == RowMajor(yd_view)) {
     dst = View(c, c.Out(y, c.PlainDesc(y), {a, b}), dd);
   } else {
     dst = c.Out(y, dd, {a, b});
@@ -835,6 +862,95 @@ Status CompileCopy(Compiler& c, const Node& n) {
 
 bool SupportsConvTranspose(const Node& n, const Graph& g, const GraphInfo& info) { return SupportsConv(n, g, info); }
 
+// ---- Transpose (ONNX Transpose-13) -----------------------------------------------------------
+
+bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo&) {
+  return n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
+}
+
+/// A reorder from x viewed in y's dim order (x's strides permuted) into y row-major.
+Status CompileTranspose(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  const size_t r = xs.size();
+  if (!c.F32(x) || !c.F32(y) || r == 0 || r > DNNL_MAX_NDIMS) return c.CompileRef(n);
+  std::vector<int64_t> perm(r);
+  for (size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
+  if (n.attrs.count("perm")) {
+    TARE_ASSIGN_OR_RETURN(perm, n.GetInts("perm"));
+    if (perm.size() != r) return c.CompileRef(n);
+  }
+  memory::dims xstr(r), yd(r), vst(r);
+  int64_t st = 1;
+  for (size_t i = r; i-- > 0;) {
+    xstr[i] = st;
+    st *= xs[i];
+  }
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t p = perm[i] < 0 ? perm[i] + static_cast<int64_t>(r) : perm[i];
+    if (p < 0 || p >= static_cast<int64_t>(r)) return c.CompileRef(n);
+    yd[i] = xs[size_t(p)];
+    vst[i] = xstr[size_t(p)];
+  }
+  memory src = View(c, c.Plain(x), memory::desc(yd, dt::f32, vst));
+  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), RowMajor(yd));
+  c.Add(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder (transpose)");
+  c.Done(y);
+  return Status::Ok();
+}
+
+// ---- ReduceMean (ONNX ReduceMean-13 with `axes` as an attribute, ReduceMean-18 as an input) --
+
+/// The reduced axes of n over rank r (sorted, unique, non-negative), from the attribute or a
+/// known input; empty axes mean all (unless noop_with_empty_axes, then false).
+bool MeanAxes(const Compiler& c, const Node& n, size_t r, std::vector<char>* reduced) {
+  std::vector<int64_t> axes;
+  if (n.inputs.size() > 1 && n.inputs[1] >= 0) {
+    if (!c.IsConst(n.inputs[1]) || c.slot(n.inputs[1]).dtype != DType::kInt64) return false;
+    const Tensor& t = c.slot(n.inputs[1]);
+    axes.assign(t.as<int64_t>(), t.as<int64_t>() + t.numel());
+  } else if (n.attrs.count("axes")) {
+    Result<std::vector<int64_t>> a = n.GetInts("axes");
+    if (!a.ok()) return false;
+    axes = *a;
+  }
+  Result<int64_t> noop = n.GetInt("noop_with_empty_axes", 0);
+  if (!noop.ok() || (axes.empty() && *noop)) return false;
+  reduced->assign(r, axes.empty() ? 1 : 0);
+  for (int64_t a : axes) {
+    if (a < 0) a += static_cast<int64_t>(r);
+    if (a < 0 || a >= static_cast<int64_t>(r)) return false;
+    (*reduced)[size_t(a)] = 1;
+  }
+  return true;
+}
+
+bool SupportsReduceMean(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
+  return n.inputs.size() < 2 || n.inputs[1] < 0 || Known(info, n.inputs[1]);
+}
+
+/// dnnl::reduction (reduction_mean) into y's plain bytes viewed with keepdims' shape.
+Status CompileReduceMean(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  const size_t r = xs.size();
+  std::vector<char> reduced;
+  if (!c.F32(x) || !c.F32(y) || r == 0 || r > DNNL_MAX_NDIMS || !MeanAxes(c, n, r, &reduced)) return c.CompileRef(n);
+  memory::dims xd(xs.begin(), xs.end()), yd(xd);
+  for (size_t i = 0; i < r; ++i)
+    if (reduced[i]) yd[i] = 1;
+  if (yd == xd) return c.CompileRef(n);  // nothing reduced: a copy, left to ref
+  memory src = c.Plain(x);
+  const memory::desc dst_md = RowMajor(yd);
+  dnnl::reduction::desc d(algorithm::reduction_mean, RowMajor(xd), dst_md, 0.0f, 0.0f);
+  dnnl::reduction::primitive_desc pd(d, c.engine());
+  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), dst_md);
+  c.Add(dnnl::reduction(pd), {{DNNL_ARG_SRC, View(c, src, RowMajor(xd))}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
+  c.Done(y);
+  return Status::Ok();
+}
+
 }  // namespace
 
 const std::vector<OpImpl>& OnednnOps() {
@@ -843,7 +959,9 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"ConvTranspose"}, SupportsConvTranspose, CompileConvTranspose},
       {{"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}, SupportsPool, CompilePool},
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
-      {{"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip"}, SupportsUnary, CompileUnary},
+      {{"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip", "Pow"}, SupportsUnary, CompileUnary},
+      {{"Transpose"}, SupportsTranspose, CompileTranspose},
+      {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax"}, SupportsSoftmax, CompileSoftmax},

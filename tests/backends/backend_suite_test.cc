@@ -42,7 +42,6 @@ const Exclusion kExclusions[] = {
     {"cpu", "Neg", "not claimed (runs on ref)"},
     // onednn (docs/ONEDNN.md, "What it claims").
     {"onednn", "HardSwish", "not claimed (runs on ref)"},
-    {"onednn", "Transpose", "not claimed (runs on ref)"},
     {"onednn", "Pad", "not claimed (runs on ref)"},
     // vulkan (docs/VULKAN.md, "Ops"): no recurrent cells on the device.
     {"vulkan", "LSTM", "not claimed (runs on ref)"},
