@@ -124,6 +124,21 @@ const Node* Compiler::NextSoleReader(int v) const {
   return nullptr;
 }
 
+const Node* Compiler::NextSilu(int v) const {
+  if (pos_ + 2 >= part_.nodes.size() || absorbed_[pos_ + 1] || absorbed_[pos_ + 2] || IsLiveOut(v) ||
+      info_.readers[v] != 2)
+    return nullptr;
+  const Node& sig = NodeAt(pos_ + 1);
+  const Node& mul = NodeAt(pos_ + 2);
+  if (sig.op != "Sigmoid" || !sig.domain.empty() || sig.inputs.size() != 1 || sig.inputs[0] != v || sig.outputs.empty())
+    return nullptr;
+  const int s = sig.outputs[0];
+  if (s < 0 || IsLiveOut(s) || info_.readers[s] != 1) return nullptr;
+  if (mul.op != "Mul" || !mul.domain.empty() || mul.inputs.size() != 2 || mul.outputs.empty()) return nullptr;
+  if (!((mul.inputs[0] == v && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == v))) return nullptr;
+  return &mul;
+}
+
 memory::desc Compiler::PlainDesc(int v) const {
   const Shape& s = slots_[v].shape;
   memory::dims dims(s.begin(), s.end()), strides(s.size());

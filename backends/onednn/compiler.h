@@ -73,6 +73,10 @@ class Compiler {
   /// The next node of the partition when it is v's only reader (one input, one node), v is not
   /// live out, and that node is not absorbed; else nullptr. Used for fusion.
   const Node* NextSoleReader(int v) const;
+  /// SiLU ahead: the next node is Sigmoid(v), the one after it Mul(v, that) (either order), v has
+  /// exactly those two readers and is not live out, the Sigmoid's output only the Mul; returns
+  /// the Mul, else nullptr. Absorb both with AbsorbNext twice.
+  const Node* NextSilu(int v) const;
   /// Marks the next node as computed by the current one and moves pos() to it.
   void AbsorbNext() {
     absorbed_[pos_ + 1] = 1;

@@ -223,6 +223,15 @@ int FusePostOps(Compiler& c, int y, bool allow_sum, dnnl::post_ops* po, int* sum
   int cur = y;
   *sum_src = -1;
   for (;;) {
+    // SiLU (Sigmoid, then Mul by its input): oneDNN's eltwise_swish, x * sigmoid(alpha x), alpha 1.
+    if (const Node* mul = c.NextSilu(cur); mul && c.F32(mul->outputs[0]) && c.shape(mul->outputs[0]) == c.shape(cur)) {
+      po->append_eltwise(1.0f, algorithm::eltwise_swish, 1.0f, 0.0f);
+      *what += "+SiLU";
+      c.AbsorbNext();
+      c.AbsorbNext();
+      cur = mul->outputs[0];
+      continue;
+    }
     const Node* next = c.NextSoleReader(cur);
     if (!next || next->outputs.empty() || !c.F32(next->outputs[0]) || c.shape(next->outputs[0]) != c.shape(cur)) break;
     Elt e;

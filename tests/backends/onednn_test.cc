@@ -110,9 +110,9 @@ TEST_CASE("onednn ConvTranspose: random shapes, groups, strides, dilations, pads
   Report();
 }
 
-TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum, against the unfused ref64 graph") {
+TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum, SiLU, against the unfused ref64 graph") {
   std::mt19937 rng(77);
-  for (int variant = 0; variant < 9; ++variant) {
+  for (int variant = 0; variant < 10; ++variant) {
     CAPTURE(variant);
     G g;
     const int64_t C = 5, M = 20;
@@ -133,6 +133,7 @@ TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum
       case 6: c = g.Add(NodeOf("Sigmoid"), {g.Add(NodeOf("Add"), {c, r}, "add")}, "act"); break;
       case 7: c = g.Add(NodeOf("Tanh"), {c}, "act"); break;
       case 8: c = g.Add(NodeOf("Abs"), {c}, "act"); break;
+      case 9: c = g.Add(NodeOf("Mul"), {c, g.Add(NodeOf("Sigmoid"), {c}, "sig")}, "act"); break;  // SiLU: eltwise_swish
       default: break;
     }
     g.g->outputs.push_back(c);
@@ -147,6 +148,11 @@ TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum
       auto s = MakeSession(g.g, kBackend, threads);
       std::vector<NamedTensor> got = RunS(*s, feeds);
       CHECK(PlacementOf(*s, "conv") == kBackend);
+      if (variant == 9) {  // the Sigmoid and the Mul are the Conv's post-op
+        int fused = 0;
+        for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
+        CHECK(fused >= 2);
+      }
       // Folding changes the rounding of the weights: a dot budget of K = 45 terms at the scale of
       // the largest |y| plus the residual's scale (inputs in [-1, 1]).
       const double ymax = MaxAbs(want[0].tensor);
