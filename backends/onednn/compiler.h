@@ -53,6 +53,10 @@ class Compiler {
   const Shape& shape(int v) const { return slots_[v].shape; }
   bool IsConst(int v) const { return v >= 0 && info_.known[v]; }
   bool IsLiveOut(int v) const { return live_out_[v] != 0; }
+  /// How many node inputs of the whole graph read v (GraphInfo::readers).
+  int Readers(int v) const { return info_.readers[v]; }
+  /// Nodes in the partition.
+  size_t size() const { return part_.nodes.size(); }
   /// A float32 tensor with at least one element (what the primitives take).
   bool F32(int v) const;
 

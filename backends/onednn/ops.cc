@@ -620,12 +620,78 @@ Status CompileBatchNorm(Compiler& c, const Node& n) {
 
 // ---- binary ----------------------------------------------------------------------------------
 
+// ---- Gelu (erf form, as PyTorch exports nn.GELU()) ------------------------------------------
+
+/// The known single float value of v, or NaN.
+float KnownScalarOf(const Compiler& c, int v) {
+  if (!c.IsConst(v) || !c.F32(v) || c.slot(v).numel() != 1) return NAN;
+  return ReadScalar(c, v);
+}
+
+/// At a Div: a = Div(x, sqrt 2) ; b = Erf(a) ; cc = Add(b, 1) ; d = Mul(x, cc) ; y = Mul(d, 0.5)
+/// (operands of Add and the Muls in either order), each intermediate read once and not live out,
+/// the nodes consecutive: computed as oneDNN's eltwise_gelu_erf of x (0.5 x (1 + erf(x / sqrt 2))
+/// with oneDNN's erf; within the chain's budget, tests/backends/onednn_test.cc). True when done.
+Result<bool> TryGelu(Compiler& c, const Node& div) {
+  if (div.NumInputs() != 2 || div.outputs.empty()) return false;
+  const int x = div.inputs[0];
+  const float c1 = KnownScalarOf(c, div.inputs[1]);
+  if (!(std::fabs(c1 - 1.41421356f) <= 1e-6f) || !c.F32(x)) return false;
+  auto ahead = [&](size_t k) -> const Node* {
+    const size_t p = c.pos() + k;
+    if (p >= c.size() || c.Absorbed(p)) return nullptr;
+    const Node& n = c.NodeAt(p);
+    return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
+  };
+  auto single = [&](int v) { return v >= 0 && !c.IsLiveOut(v) && c.Readers(v) == 1; };
+  auto other = [](const Node& b, int v) {
+    if (b.NumInputs() != 2) return -1;
+    if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
+    if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
+    return -1;
+  };
+  const int a = div.outputs[0];
+  const Node* erf = ahead(1);
+  if (!single(a) || !erf || erf->op != "Erf" || erf->inputs.size() != 1 || erf->inputs[0] != a) return false;
+  const int b = erf->outputs[0];
+  const Node* add = ahead(2);
+  if (!single(b) || !add || add->op != "Add" || KnownScalarOf(c, other(*add, b)) != 1.0f) return false;
+  const int cc = add->outputs[0];
+  const Node* mul1 = ahead(3);
+  if (!single(cc) || !mul1 || mul1->op != "Mul" || other(*mul1, cc) != x) return false;
+  const int d = mul1->outputs[0];
+  const Node* mul2 = ahead(4);
+  if (!single(d) || !mul2 || mul2->op != "Mul" || KnownScalarOf(c, other(*mul2, d)) != 0.5f) return false;
+  const int y = mul2->outputs[0];
+  if (!c.F32(y) || c.shape(y) != c.shape(x)) return false;
+  memory src = c.Current(x);
+  dnnl::eltwise_forward::desc ed(prop_kind::forward_inference, algorithm::eltwise_gelu_erf, src.get_desc(), 0.0f, 0.0f);
+  dnnl::eltwise_forward::primitive_desc pd(ed, c.engine());
+  for (int i = 0; i < 4; ++i) c.AbsorbNext();
+  memory dst = c.Out(y, pd.dst_desc(), {x});
+  c.Add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
+  c.Done(y);
+  return true;
+}
+
+bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
+  return n.domain.empty() && n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
+}
+
+/// An Erf outside a Gelu chain: the reference kernel inside the partition (oneDNN has no erf), so
+/// a Gelu's chain stays in one partition for TryGelu.
+Status CompileErf(Compiler& c, const Node& n) { return c.CompileRef(n); }
+
 bool SupportsBinary(const Node& n, const Graph& g, const GraphInfo& info) {
   (void)info;
   return n.inputs.size() == 2 && IsF32(g, n.inputs[0]) && IsF32(g, n.inputs[1]);
 }
 
 Status CompileBinary(Compiler& c, const Node& n) {
+  if (n.op == "Div") {
+    TARE_ASSIGN_OR_RETURN(bool gelu, TryGelu(c, n));
+    if (gelu) return Status::Ok();
+  }
   int a = n.inputs[0], b = n.inputs[1];
   const int y = n.outputs[0];
   if (!c.F32(a) || !c.F32(b)) return c.CompileRef(n);
@@ -984,6 +1050,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
       {{"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip", "Pow"}, SupportsUnary, CompileUnary},
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
+      {{"Erf"}, SupportsErf, CompileErf},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},

@@ -185,6 +185,44 @@ TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum
     REQUIRE(std::fabs(ReadDouble(tg[0].tensor, i) - ReadDouble(tw[0].tensor, i)) <= 1e-5);
 }
 
+TEST_CASE("onednn fuses PyTorch's erf Gelu (Div, Erf, Add, Mul, Mul) into eltwise_gelu_erf: against double") {
+  std::mt19937 rng(2324);
+  Tensor x = RandF32({2, 9, 37}, rng, -6, 6);
+  x.as<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  for (bool expose : {false, true}) {  // exposing Erf's output keeps the chain unfused
+    G g;
+    const int in = g.Input("x", x.shape);
+    const int a = g.Add(NodeOf("Div"), {in, g.Const("sqrt2", F32({}, {1.4142135381698608}))}, "a");
+    const int b = g.Add(NodeOf("Erf"), {a}, "b");
+    const int c = g.Add(NodeOf("Add"), {b, g.Const("one", F32({}, {1.0}))}, "c");
+    const int d = g.Add(NodeOf("Mul"), {in, c}, "d");
+    g.g->outputs = {g.Add(NodeOf("Mul"), {d, g.Const("half", F32({}, {0.5}))}, "y")};
+    if (expose) g.g->outputs.push_back(b);
+    for (int threads : {1, 2}) {
+      CAPTURE(expose);
+      CAPTURE(threads);
+      auto s = MakeSession(g.g, kBackend, threads);
+      std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+      int fused = 0;
+      for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
+      CHECK(fused == (expose ? 0 : 4));
+      for (const auto& [node, where] : s->Placement()) CHECK(where == kBackend);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x.as<float>()[i];
+        const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        const double y = got[0].tensor.as<float>()[i];
+        if (std::isnan(v)) {
+          CHECK(std::isnan(y));
+          continue;
+        }
+        // The chain's budget: erf's 8 eps, absolute through 1 + erf (it cancels for x < 0), and a
+        // few roundings of the products.
+        CHECK_MESSAGE(std::fabs(y - want) <= 16 * kEps32 * std::fabs(v) + 1e-38, "Gelu(" << v << ") = " << y << ", want " << want);
+      }
+    }
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
