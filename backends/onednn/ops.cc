@@ -25,6 +25,7 @@
 
 #include "backends/onednn/op_util.h"
 #include "kernels/ref/conv_geometry.h"
+#include "kernels/ref/slice_geometry.h"
 
 namespace tare::onednn {
 
@@ -988,6 +989,42 @@ Status CompileTranspose(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+// ---- Slice (ONNX Slice-13) --------------------------------------------------------------------
+
+bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 3 || n.NumInputs() > 5 || !IsF32(g, n.inputs[0])) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+  return true;
+}
+
+/// A reorder from x viewed with y's dims at the first element's offset and x's strides times the
+/// steps (kernels/ref/slice_geometry.h, the reference's geometry) into y row-major. Negative steps
+/// (negative strides, which oneDNN does not take) and empty outputs run the reference kernel.
+Status CompileSlice(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  if (!c.F32(x) || !c.F32(y) || xs.empty() || xs.size() > DNNL_MAX_NDIMS) return c.CompileRef(n);
+  auto ints = [&](size_t i) {
+    std::vector<int64_t> v;
+    if (i < n.inputs.size() && n.inputs[i] >= 0)
+      for (int64_t k = 0; k < c.slot(n.inputs[i]).numel(); ++k) v.push_back(ReadInt(c.slot(n.inputs[i]), k));
+    return v;
+  };
+  int64_t base = 0;
+  std::vector<int64_t> stride;
+  TARE_RETURN_IF_ERROR(SliceGeometry(xs, c.shape(y), ints(1), ints(2), ints(3), ints(4), &base, &stride).With(n.Where()));
+  for (int64_t st : stride)
+    if (st < 0) return c.CompileRef(n);
+  const memory::dims yd = Dims(c.shape(y));
+  memory src(memory::desc(yd, dt::f32, memory::dims(stride.begin(), stride.end())), c.engine(),
+             static_cast<float*>(c.Plain(x).get_data_handle()) + base);
+  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), RowMajor(yd));
+  c.Add(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder (slice)");
+  c.Done(y);
+  return Status::Ok();
+}
+
 // ---- ReduceMean (ONNX ReduceMean-13 with `axes` as an attribute, ReduceMean-18 as an input) --
 
 /// The reduced axes of n over rank r (sorted, unique, non-negative), from the attribute or a
@@ -1051,6 +1088,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Sqrt", "Abs", "Neg", "Clip", "Pow"}, SupportsUnary, CompileUnary},
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
       {{"Erf"}, SupportsErf, CompileErf},
+      {{"Slice"}, SupportsSlice, CompileSlice},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
