@@ -184,9 +184,7 @@ Status AddDepthwiseConv(Compiler& c, const Node& n, const GemmConvShape& gs, con
   return AddConvStep(c, n, gs, wkeep, b, xp, yp, nullptr, [=] {
     if (isa != Isa::kGeneric) {
       pool->ParallelFor(s.n * s.oh, 1, [&](size_t r0, size_t r1) {
-        const DwConvTask t{xp, wp, bp, yp, s, C, ystride, r0, r1};
-        if (isa == Isa::kAvx512) DwConvAvx512(t);
-        else DwConvAvx2(t);
+        DwConvIsa(isa, DwConvTask{xp, wp, bp, yp, s, C, ystride, r0, r1});
       });
       return Status::Ok();
     }

@@ -173,10 +173,7 @@ Status CompileUnary(Compiler& c, const Node& n) {
     if (isa != Isa::kGeneric) {  // the own kernel (isa_kernels.h)
       ThreadPool* pool = c.pool();
       c.Add([=] {
-        pool->ParallelFor(count, kTile, [=](size_t b, size_t e) {
-          if (isa == Isa::kAvx512) SigmoidAvx512(xp + b, yp + b, e - b);
-          else SigmoidAvx2(xp + b, yp + b, e - b);
-        });
+        pool->ParallelFor(count, kTile, [=](size_t b, size_t e) { SigmoidIsa(isa, xp + b, yp + b, e - b); });
         return Status::Ok();
       });
     } else {

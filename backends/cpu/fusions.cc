@@ -282,10 +282,7 @@ Result<bool> TrySilu(Compiler& c, const Node& sig) {
   ThreadPool* pool = c.pool();
   c.SetLabel("[fused SiLU, to] ");
   c.Add([=] {
-    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b, size_t e) {
-      if (isa == Isa::kAvx512) SiluAvx512(xp + b, yp + b, e - b);
-      else SiluAvx2(xp + b, yp + b, e - b);
-    });
+    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b, size_t e) { SiluIsa(isa, xp + b, yp + b, e - b); });
     if (copy_to) CopyFloats(yp, copy_to, count, pool);
     return Status::Ok();
   });

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/isa.h"
 
 namespace tare::cpu {
 
@@ -44,5 +45,33 @@ void SigmoidAvx2(const float* x, float* y, size_t n);
 void SiluAvx512(const float* x, float* y, size_t n);
 /// The same with 8 lanes (the reciprocal's estimate differs: the last bit may).
 void SiluAvx2(const float* x, float* y, size_t n);
+
+/// The kernels above chosen by level (isa: kAvx512 or kAvx2, from CpuIsa()). The _avx files are
+/// built on x86-64 only; elsewhere CpuIsa() is always kGeneric and these are never called.
+inline void DwConvIsa(Isa isa, const DwConvTask& t) {
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) DwConvAvx512(t);
+  else DwConvAvx2(t);
+#else
+  (void)isa;
+  (void)t;
+#endif
+}
+inline void SigmoidIsa(Isa isa, const float* x, float* y, size_t n) {
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) SigmoidAvx512(x, y, n);
+  else SigmoidAvx2(x, y, n);
+#else
+  (void)isa, (void)x, (void)y, (void)n;
+#endif
+}
+inline void SiluIsa(Isa isa, const float* x, float* y, size_t n) {
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) SiluAvx512(x, y, n);
+  else SiluAvx2(x, y, n);
+#else
+  (void)isa, (void)x, (void)y, (void)n;
+#endif
+}
 
 }  // namespace tare::cpu
