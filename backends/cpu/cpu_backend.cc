@@ -24,6 +24,7 @@ const std::vector<OpImpl>& CpuOps() {
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
       {{"Pad"}, SupportsPad, CompilePad},
       {{"Slice"}, SupportsSlice, CompileSlice},
+      {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},
       {{"LSTM", "GRU"}, SupportsRnn, CompileRnn},
   });
   return ops;

@@ -10,6 +10,8 @@
 //     v = ReduceMean(p, last axis, keepdims) ; e = Add(v, eps) ; s = Sqrt(e) ; n = Div(d, s) ;
 //     [y = Mul(n, gamma) ; y = Add(y, beta)]   (gamma, beta known, [D] or one element)
 //   per row of D: the sums (LaneSum), / D, then each element's d / s * gamma + beta.
+//   ONNX LayerNormalization-17 itself (CompileLayerNorm, an op of the backend's table: Scale and B
+//   with one value per normalized element, no Mean/InvStdDev outputs) runs the same step.
 //   SiLU (Swish), as PyTorch exports nn.SiLU(): s = Sigmoid(x) ; y = Mul(x, s) (either order):
 //     y = x * sigmoid(x) by the own vector kernel (isa_kernels.h SiluAvx512/SiluAvx2; within
 //     Sigmoid's and Mul's budgets, not XNNPACK's sigmoid's bits), in the layout x is held in;
@@ -134,6 +136,28 @@ TARE_CPU_CLONES void Normalize(float* y, float den, const float* gamma, const fl
     for (size_t i = 0; i < n; ++i) y[i] = y[i] / den;
 }
 
+/// The LayerNorm step: per row of D floats of xp, the mean and the variance (LaneSum), then each
+/// element's (x - mean) / sqrt(var + eps) * gamma + beta (gamma, beta [D] or null) into yp;
+/// copied to copy_to after (when not null, FusedOut).
+void AddLayerNormStep(Compiler& c, const float* xp, float* yp, float* copy_to, size_t rows, size_t D, float eps,
+                      const float* gamma, const float* beta) {
+  ThreadPool* pool = c.pool();
+  const float fd = static_cast<float>(D);
+  c.Add([=] {
+    pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / D), [=](size_t b, size_t en) {
+      for (size_t r = b; r < en; ++r) {
+        const float* xr = xp + r * D;
+        float* yr = yp + r * D;
+        const float mean = LaneSum(xr, D) / fd;
+        const float den = std::sqrt(CenterSquareSum(xr, mean, yr, D) / fd + eps);
+        Normalize(yr, den, gamma, beta, D);
+      }
+    });
+    if (copy_to) CopyFloats(yp, copy_to, rows * D, pool);
+    return Status::Ok();
+  });
+}
+
 }  // namespace
 
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
@@ -185,25 +209,47 @@ Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
   float* copy_to = nullptr;
   float* yp = FusedOut(c, xp, x, y, &copy_to);
   AbsorbAhead(c, chain, "fused LayerNorm (" + std::to_string(chain + 1) + " nodes)");
-  ThreadPool* pool = c.pool();
-  const float fd = static_cast<float>(D);
   c.SetLabel("[fused LayerNorm, to] ");
-  c.Add([=] {
-    pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / D), [=](size_t b, size_t en) {
-      for (size_t r = b; r < en; ++r) {
-        const float* xr = xp + r * D;
-        float* yr = yp + r * D;
-        const float mean = LaneSum(xr, D) / fd;
-        const float den = std::sqrt(CenterSquareSum(xr, mean, yr, D) / fd + eps);
-        Normalize(yr, den, gamma, beta, D);
-      }
-    });
-    if (copy_to) CopyFloats(yp, copy_to, rows * D, pool);
-    return Status::Ok();
-  });
+  AddLayerNormStep(c, xp, yp, copy_to, rows, D, eps, gamma, beta);
   c.SetLabel("");
   c.Done(y);
   return true;
+}
+
+bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
+  if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return false;  // Mean and InvStdDev outputs: ref
+  return true;
+}
+
+Status CompileLayerNorm(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  const int64_t r = static_cast<int64_t>(xs.size());
+  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", -1));
+  TARE_ASSIGN_OR_RETURN(float eps, n.GetFloat("epsilon", 1e-5f));
+  if (axis < 0) axis += r;
+  if (c.slot(x).numel() == 0 || axis < 0 || axis >= r) return c.CompileRef(n);
+  size_t D = 1;
+  for (int64_t i = axis; i < r; ++i) D *= static_cast<size_t>(xs[size_t(i)]);
+  // Scale and B with one value per element of the normalized block (other broadcasts: ref).
+  auto per_element = [&](int v) -> const float* {
+    if (v < 0) return nullptr;
+    if (c.slot(v).dtype != DType::kFloat32 || static_cast<size_t>(c.slot(v).numel()) != D) return nullptr;
+    return c.slot(v).as<float>();
+  };
+  const float* gamma = per_element(n.inputs[1]);
+  const int bv = n.NumInputs() > 2 ? n.inputs[2] : -1;
+  const float* beta = per_element(bv);
+  if (!gamma || (bv >= 0 && !beta) || c.slot(y).dtype != DType::kFloat32) return c.CompileRef(n);
+  const float* xp = c.In(x, Layout::kPlain);
+  float* copy_to = nullptr;
+  float* yp = FusedOut(c, xp, x, y, &copy_to);
+  AddLayerNormStep(c, xp, yp, copy_to, static_cast<size_t>(c.slot(x).numel()) / D, D, eps, gamma, beta);
+  c.Done(y);
+  return Status::Ok();
 }
 
 Result<bool> TryGelu(Compiler& c, const Node& div) {

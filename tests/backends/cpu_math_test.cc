@@ -121,6 +121,46 @@ TEST_CASE("cpu Erf, Tanh, Exp, Log, Sigmoid over the float range against libm's 
   CheckFunction("Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); });
 }
 
+TEST_CASE("cpu LayerNormalization-17 (axis -1 and -2, Scale and B per element): against double") {
+  std::mt19937 rng(1717);
+  for (int64_t axis : {-1, -2}) {
+    const Shape xs = {3, 5, 40};
+    const int64_t D = axis == -1 ? 40 : 200;
+    const Shape ws = axis == -1 ? Shape{40} : Shape{5, 40};
+    Tensor x = RandF32(xs, rng, -3, 3);
+    x.as<float>()[7] = std::numeric_limits<float>::quiet_NaN();  // row 0: NaN everywhere
+    const Tensor scale = RandF32(ws, rng, 0.5, 1.5), bias = RandF32(ws, rng, -1, 1);
+    NodeOf n("LayerNormalization");
+    n.Attr("axis", axis).Attr("epsilon", 1e-3f);
+    CHECK(RanOn("cpu", n.node, {x, scale, bias}) == "cpu");
+    G g;
+    g.g->outputs.push_back(g.Add(n, {g.Input("x", xs), g.Const("scale", scale), g.Const("b", bias)}, "y"));
+    for (int threads : {1, 2}) {
+      std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"x", x}});
+      const int64_t rows = x.numel() / D;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x.as<float>() + r * D;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < D; ++i) mean += xr[i];
+        mean /= double(D);
+        for (int64_t i = 0; i < D; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+        const double sd = std::sqrt(var / double(D) + double(1e-3f));
+        for (int64_t i = 0; i < D; ++i) {
+          const double y = got[0].tensor.as<float>()[r * D + i];
+          if (r == 0) {
+            CHECK(std::isnan(y));
+            continue;
+          }
+          const double gi = scale.as<float>()[i], bi = bias.as<float>()[i];
+          const double want = (xr[i] - mean) / sd * gi + bi;
+          const double tol = (4.0 * D + 16) * kEps32 * (std::fabs(gi) * (std::fabs(xr[i]) + std::fabs(mean)) / sd + std::fabs(bi));
+          CHECK_MESSAGE(std::fabs(y - want) <= tol, "axis " << axis << " row " << r << " element " << i << ": " << y << " want " << want);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("cpu fuses SiLU (Sigmoid, then Mul by its input): over the float range against double") {
   // The fused step (fusions.cc, isa_kernels.h) where the CPU has AVX2 or AVX-512; the two nodes
   // unfused elsewhere (TARE_CPU_ISA=generic): both within Sigmoid's and Mul's budgets.
