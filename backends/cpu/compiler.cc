@@ -234,6 +234,11 @@ float* Compiler::OutFused(int first, int last, Layout l,
     if (r.nhwc == dst) r.nhwc = home;
     return home;
   }
+  // `last` is live out: the step writes elsewhere and Done copies it into its slot. `first`'s
+  // slot may overlap `last`'s when the chain has 3+ nodes (the arena reuses `first`'s bytes once
+  // its reader, the chain's second node, has run): then a private buffer (found by ASan on
+  // MatMul + Add + Relu).
+  if (Overlap(alt, slots_[first].nbytes(), dst, bytes)) alt = Alloc(bytes / sizeof(float));
   copy_.src = alt;
   copy_.dst = dst;
   copy_.bytes = bytes;

@@ -7,12 +7,15 @@
 //   The product runs on GemmConv (conv_gemm.h, AVX2/AVX-512) where GemmConv::Worth says so, else
 //   on XNNPACK's fully_connected. Each runs its reference kernel instead when its input holds a
 //   NaN or an inf (AddFiniteGuarded: the fast kernels' clamp turns a NaN into -inf or lo).
-//   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc.
+//   Softmax: over the last axis (or legacy_2d's flattened trailing block): softmax_nc. Softmax over
+//     another axis and LogSoftmax over any: AddSoftmaxAxis (the reference's order, Eigen's exp/log).
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 
 #include "backends/cpu/conv_gemm.h"
+#include "backends/cpu/eigen_kernels.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -163,7 +166,54 @@ Status CompileGemm(Compiler& c, const Node& n) {
 }
 
 bool SupportsSoftmax(const Node& n, const Graph& g, const GraphInfo&) {
-  return n.op == "Softmax" && n.inputs.size() == 1 && IsF32(g, n.inputs[0]);
+  return (n.op == "Softmax" || n.op == "LogSoftmax") && n.inputs.size() == 1 && IsF32(g, n.inputs[0]);
+}
+
+/// (Log)Softmax over the middle axis of [outer, k, inner] (inner > 1, or LogSoftmax): the
+/// reference's order (max over k; e = exp(x - max); the sum in index order; e / sum, or (x - max) -
+/// log(sum)) with exp and log from Eigen's packets (eigen_kernels.h) where available, else the
+/// reference's double functions rounded once; vectorized over `inner`, tasks of (outer, a block
+/// of 256 inner positions) over the pool. Within Softmax's budget, not ref's bits.
+void AddSoftmaxAxis(Compiler& c, const float* xp, float* yp, size_t outer, size_t k, size_t inner, bool log) {
+  constexpr size_t kB = 256;
+  const size_t blocks = (inner + kB - 1) / kB;
+  ThreadPool* pool = c.pool();
+  const bool eigen = EigenAvailable();
+  auto map = [eigen](EigenFn f, float* v, size_t m) {
+    if (eigen) return MapEigen(f, v, v, m);
+    for (size_t j = 0; j < m; ++j)
+      v[j] = static_cast<float>(f == EigenFn::kExp ? std::exp(double(v[j])) : std::log(double(v[j])));
+  };
+  c.Add([=] {
+    pool->ParallelFor(outer * blocks, 1, [&](size_t t0, size_t t1) {
+      float mx[kB], sum[kB], e[kB];
+      for (size_t t = t0; t < t1; ++t) {
+        const size_t o = t / blocks, j0 = (t % blocks) * kB, m = std::min(kB, inner - j0);
+        const float* xo = xp + o * k * inner + j0;
+        float* yo = yp + o * k * inner + j0;
+        for (size_t j = 0; j < m; ++j) mx[j] = xo[j];
+        for (size_t kk = 1; kk < k; ++kk)
+          for (size_t j = 0; j < m; ++j)
+            if (xo[kk * inner + j] > mx[j]) mx[j] = xo[kk * inner + j];
+        for (size_t j = 0; j < m; ++j) sum[j] = 0;
+        for (size_t kk = 0; kk < k; ++kk) {
+          for (size_t j = 0; j < m; ++j) e[j] = xo[kk * inner + j] - mx[j];
+          map(EigenFn::kExp, e, m);
+          for (size_t j = 0; j < m; ++j) sum[j] = sum[j] + e[j];
+          if (!log) std::copy(e, e + m, yo + kk * inner);
+        }
+        if (log) {
+          map(EigenFn::kLog, sum, m);
+          for (size_t kk = 0; kk < k; ++kk)
+            for (size_t j = 0; j < m; ++j) yo[kk * inner + j] = (xo[kk * inner + j] - mx[j]) - sum[j];
+        } else {
+          for (size_t kk = 0; kk < k; ++kk)
+            for (size_t j = 0; j < m; ++j) yo[kk * inner + j] = yo[kk * inner + j] / sum[j];
+        }
+      }
+    });
+    return Status::Ok();
+  });
 }
 
 Status CompileSoftmax(Compiler& c, const Node& n) {
@@ -173,7 +223,20 @@ Status CompileSoftmax(Compiler& c, const Node& n) {
   TARE_ASSIGN_OR_RETURN(int64_t legacy, n.GetInt("legacy_2d", 0));
   const int64_t r = static_cast<int64_t>(s.size());
   if (axis < 0) axis += r;
-  if (c.slot(x).numel() == 0 || (!legacy && axis != r - 1)) return c.CompileRef(n);
+  if (c.slot(x).numel() == 0) return c.CompileRef(n);
+  const bool log = n.op == "LogSoftmax";
+  if ((!legacy && axis != r - 1) || log) {
+    if (legacy || axis < 0 || axis >= r) return c.CompileRef(n);
+    size_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= static_cast<size_t>(s[size_t(i)]);
+    for (int64_t i = axis + 1; i < r; ++i) inner *= static_cast<size_t>(s[size_t(i)]);
+    const float* xp = c.In(x, Layout::kPlain);
+    float* yp = c.Out(y, Layout::kPlain);
+    if (yp == xp || c.Overlap(xp, c.slot(x).nbytes(), yp, c.slot(y).nbytes())) return c.CompileRef(n);
+    AddSoftmaxAxis(c, xp, yp, outer, static_cast<size_t>(s[size_t(axis)]), inner, log);
+    c.Done(y);
+    return Status::Ok();
+  }
   size_t channels = 1;
   for (int64_t i = axis; i < r; ++i) channels *= static_cast<size_t>(s[i]);
   Result<XnnOp> made = CreateSoftmax(channels);

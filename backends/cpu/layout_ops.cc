@@ -196,6 +196,12 @@ Status CompileSlice(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+bool SupportsGather(const Node& n, const Graph& g, const GraphInfo&) {
+  return n.NumInputs() == 2 && IsF32(g, n.inputs[0]);
+}
+
+Status CompileGather(Compiler& c, const Node& n) { return c.CompileRef(n); }
+
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info) {
   Result<std::string> mode = n.GetString("mode", "constant");
   if (!mode.ok() || *mode != "constant" || n.NumInputs() < 2 || n.NumInputs() > 3) return false;

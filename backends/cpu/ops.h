@@ -81,6 +81,11 @@ Status CompileTranspose(Compiler& c, const Node& n);
 /// Slice with known starts, ends, axes, steps (layout_ops.cc).
 bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSlice(Compiler& c, const Node& n);
+/// Gather of float data (ONNX Gather-13): the reference kernel (indices checked first, one memcpy
+/// per block; a bad index is its run-time error) inside the partition, so an embedding lookup or
+/// ViT's class-token Gather does not split the partition off to ref (layout_ops.cc).
+bool SupportsGather(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileGather(Compiler& c, const Node& n);
 bool SupportsPad(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompilePad(Compiler& c, const Node& n);
 /// Fusions (fusions.cc), tried by the compile loop before a node's own compile: at a ReduceMean

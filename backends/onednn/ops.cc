@@ -675,6 +675,14 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   return true;
 }
 
+bool SupportsGather(const Node& n, const Graph& g, const GraphInfo&) {
+  return n.domain.empty() && n.NumInputs() == 2 && IsF32(g, n.inputs[0]);
+}
+
+/// Gather of float data: the reference kernel inside the partition (one memcpy per block; oneDNN
+/// has no gather), so an embedding lookup does not split the partition.
+Status CompileGather(Compiler& c, const Node& n) { return c.CompileRef(n); }
+
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
   return n.domain.empty() && n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
 }
@@ -1089,6 +1097,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
       {{"Erf"}, SupportsErf, CompileErf},
       {{"Slice"}, SupportsSlice, CompileSlice},
+      {{"Gather"}, SupportsGather, CompileGather},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},

@@ -161,6 +161,41 @@ TEST_CASE("cpu LayerNormalization-17 (axis -1 and -2, Scale and B per element): 
   }
 }
 
+TEST_CASE("cpu Softmax and LogSoftmax over every axis: Softmax within its budget of ref64, LogSoftmax near ref") {
+  std::mt19937 rng(1313);
+  // Inner 300: two column blocks. Inputs in [-2, 2]: the (K + 8) eps budget does not cover the
+  // float subtraction x - max when |x - max| is large (ref itself reaches 10.5 eps at K = 2 on
+  // [-8, 8]), nor LogSoftmax's float log(sum) when y is near 0 (ref's own error there is about
+  // 30 eps of |y|): LogSoftmax is checked against ref within 8 eps (|y| + 1).
+  const Tensor x = RandF32({2, 5, 7, 300}, rng, -2, 2);
+  for (const char* op : {"Softmax", "LogSoftmax"})
+    for (int64_t axis : {0, 1, 2, -1, -4}) {
+      CAPTURE(op);
+      CAPTURE(axis);
+      NodeOf n(op);
+      n.Attr("axis", axis);
+      const int64_t a = axis < 0 ? axis + 4 : axis;
+      if (std::string(op) == "Softmax") {
+        CHECK(CheckOn("cpu", n.node, {x}, double(x.shape[size_t(a)])));
+        continue;
+      }
+      CHECK(RanOn("cpu", n.node, {x}) == "cpu");
+      Result<std::vector<Tensor>> want = Run(n.node, {x}, DType::kFloat32);
+      REQUIRE(want.ok());
+      G g;
+      g.g->outputs.push_back(g.Add(n, {g.Input("x", x.shape)}, "y"));
+      for (int threads : {1, 2}) {
+        std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"x", x}});
+        int bad = 0;
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          const double y = got[0].tensor.as<float>()[i], w = (*want)[0].as<float>()[i];
+          if (std::fabs(y - w) > 8 * kEps32 * (std::fabs(w) + 1) && ++bad <= 3) FAIL_CHECK("element " << i << ": " << y << " ref " << w);
+        }
+        CHECK(bad == 0);
+      }
+    }
+}
+
 TEST_CASE("cpu fuses SiLU (Sigmoid, then Mul by its input): over the float range against double") {
   // The fused step (fusions.cc, isa_kernels.h) where the CPU has AVX2 or AVX-512; the two nodes
   // unfused elsewhere (TARE_CPU_ISA=generic): both within Sigmoid's and Mul's budgets.
