@@ -43,4 +43,15 @@ Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, 
 /// unmaterialized, written in place, or run on the reference kernel.
 Status CompileConcat(Compiler& c, const Node& n);
 
+/// data_ops.cc (issue 23): Transpose and Slice as reorders, Gather on its reference kernel inside
+/// the partition, ReduceMean as reduction_mean (docs/ONEDNN.md's table).
+bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileTranspose(Compiler& c, const Node& n);
+bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileSlice(Compiler& c, const Node& n);
+bool SupportsGather(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileGather(Compiler& c, const Node& n);
+bool SupportsReduceMean(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileReduceMean(Compiler& c, const Node& n);
+
 }  // namespace tare::onednn

@@ -25,7 +25,6 @@
 
 #include "backends/onednn/op_util.h"
 #include "kernels/ref/conv_geometry.h"
-#include "kernels/ref/slice_geometry.h"
 
 namespace tare::onednn {
 
@@ -675,14 +674,6 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   return true;
 }
 
-bool SupportsGather(const Node& n, const Graph& g, const GraphInfo&) {
-  return n.domain.empty() && n.NumInputs() == 2 && IsF32(g, n.inputs[0]);
-}
-
-/// Gather of float data: the reference kernel inside the partition (one memcpy per block; oneDNN
-/// has no gather), so an embedding lookup does not split the partition.
-Status CompileGather(Compiler& c, const Node& n) { return c.CompileRef(n); }
-
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
   return n.domain.empty() && n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
 }
@@ -959,131 +950,6 @@ Status CompileCopy(Compiler& c, const Node& n) {
 }
 
 bool SupportsConvTranspose(const Node& n, const Graph& g, const GraphInfo& info) { return SupportsConv(n, g, info); }
-
-// ---- Transpose (ONNX Transpose-13) -----------------------------------------------------------
-
-bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo&) {
-  return n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
-}
-
-/// A reorder from x viewed in y's dim order (x's strides permuted) into y row-major.
-Status CompileTranspose(Compiler& c, const Node& n) {
-  const int x = n.inputs[0], y = n.outputs[0];
-  const Shape& xs = c.shape(x);
-  const size_t r = xs.size();
-  if (!c.F32(x) || !c.F32(y) || r == 0 || r > DNNL_MAX_NDIMS) return c.CompileRef(n);
-  std::vector<int64_t> perm(r);
-  for (size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
-  if (n.attrs.count("perm")) {
-    TARE_ASSIGN_OR_RETURN(perm, n.GetInts("perm"));
-    if (perm.size() != r) return c.CompileRef(n);
-  }
-  memory::dims xstr(r), yd(r), vst(r);
-  int64_t st = 1;
-  for (size_t i = r; i-- > 0;) {
-    xstr[i] = st;
-    st *= xs[i];
-  }
-  for (size_t i = 0; i < r; ++i) {
-    const int64_t p = perm[i] < 0 ? perm[i] + static_cast<int64_t>(r) : perm[i];
-    if (p < 0 || p >= static_cast<int64_t>(r)) return c.CompileRef(n);
-    yd[i] = xs[size_t(p)];
-    vst[i] = xstr[size_t(p)];
-  }
-  memory src = View(c, c.Plain(x), memory::desc(yd, dt::f32, vst));
-  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), RowMajor(yd));
-  c.Add(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder (transpose)");
-  c.Done(y);
-  return Status::Ok();
-}
-
-// ---- Slice (ONNX Slice-13) --------------------------------------------------------------------
-
-bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.NumInputs() < 3 || n.NumInputs() > 5 || !IsF32(g, n.inputs[0])) return false;
-  for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
-  return true;
-}
-
-/// A reorder from x viewed with y's dims at the first element's offset and x's strides times the
-/// steps (kernels/ref/slice_geometry.h, the reference's geometry) into y row-major. Negative steps
-/// (negative strides, which oneDNN does not take) and empty outputs run the reference kernel.
-Status CompileSlice(Compiler& c, const Node& n) {
-  const int x = n.inputs[0], y = n.outputs[0];
-  const Shape& xs = c.shape(x);
-  if (!c.F32(x) || !c.F32(y) || xs.empty() || xs.size() > DNNL_MAX_NDIMS) return c.CompileRef(n);
-  auto ints = [&](size_t i) {
-    std::vector<int64_t> v;
-    if (i < n.inputs.size() && n.inputs[i] >= 0)
-      for (int64_t k = 0; k < c.slot(n.inputs[i]).numel(); ++k) v.push_back(ReadInt(c.slot(n.inputs[i]), k));
-    return v;
-  };
-  int64_t base = 0;
-  std::vector<int64_t> stride;
-  TARE_RETURN_IF_ERROR(SliceGeometry(xs, c.shape(y), ints(1), ints(2), ints(3), ints(4), &base, &stride).With(n.Where()));
-  for (int64_t st : stride)
-    if (st < 0) return c.CompileRef(n);
-  const memory::dims yd = Dims(c.shape(y));
-  memory src(memory::desc(yd, dt::f32, memory::dims(stride.begin(), stride.end())), c.engine(),
-             static_cast<float*>(c.Plain(x).get_data_handle()) + base);
-  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), RowMajor(yd));
-  c.Add(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder (slice)");
-  c.Done(y);
-  return Status::Ok();
-}
-
-// ---- ReduceMean (ONNX ReduceMean-13 with `axes` as an attribute, ReduceMean-18 as an input) --
-
-/// The reduced axes of n over rank r (sorted, unique, non-negative), from the attribute or a
-/// known input; empty axes mean all (unless noop_with_empty_axes, then false).
-bool MeanAxes(const Compiler& c, const Node& n, size_t r, std::vector<char>* reduced) {
-  std::vector<int64_t> axes;
-  if (n.inputs.size() > 1 && n.inputs[1] >= 0) {
-    if (!c.IsConst(n.inputs[1]) || c.slot(n.inputs[1]).dtype != DType::kInt64) return false;
-    const Tensor& t = c.slot(n.inputs[1]);
-    axes.assign(t.as<int64_t>(), t.as<int64_t>() + t.numel());
-  } else if (n.attrs.count("axes")) {
-    Result<std::vector<int64_t>> a = n.GetInts("axes");
-    if (!a.ok()) return false;
-    axes = *a;
-  }
-  Result<int64_t> noop = n.GetInt("noop_with_empty_axes", 0);
-  if (!noop.ok() || (axes.empty() && *noop)) return false;
-  reduced->assign(r, axes.empty() ? 1 : 0);
-  for (int64_t a : axes) {
-    if (a < 0) a += static_cast<int64_t>(r);
-    if (a < 0 || a >= static_cast<int64_t>(r)) return false;
-    (*reduced)[size_t(a)] = 1;
-  }
-  return true;
-}
-
-bool SupportsReduceMean(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
-  return n.inputs.size() < 2 || n.inputs[1] < 0 || Known(info, n.inputs[1]);
-}
-
-/// dnnl::reduction (reduction_mean) into y's plain bytes viewed with keepdims' shape.
-Status CompileReduceMean(Compiler& c, const Node& n) {
-  const int x = n.inputs[0], y = n.outputs[0];
-  const Shape& xs = c.shape(x);
-  const size_t r = xs.size();
-  std::vector<char> reduced;
-  if (!c.F32(x) || !c.F32(y) || r == 0 || r > DNNL_MAX_NDIMS || !MeanAxes(c, n, r, &reduced)) return c.CompileRef(n);
-  memory::dims xd(xs.begin(), xs.end()), yd(xd);
-  for (size_t i = 0; i < r; ++i)
-    if (reduced[i]) yd[i] = 1;
-  if (yd == xd) return c.CompileRef(n);  // nothing reduced: a copy, left to ref
-  memory src = c.Plain(x);
-  const memory::desc dst_md = RowMajor(yd);
-  dnnl::reduction::desc d(algorithm::reduction_mean, RowMajor(xd), dst_md, 0.0f, 0.0f);
-  dnnl::reduction::primitive_desc pd(d, c.engine());
-  memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), dst_md);
-  c.Add(dnnl::reduction(pd), {{DNNL_ARG_SRC, View(c, src, RowMajor(xd))}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
-  c.Done(y);
-  return Status::Ok();
-}
 
 }  // namespace
 
