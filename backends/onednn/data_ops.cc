@@ -69,15 +69,10 @@ Status CompileSlice(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& xs = c.shape(x);
   if (!c.F32(x) || !c.F32(y) || xs.empty() || xs.size() > DNNL_MAX_NDIMS) return c.CompileRef(n);
-  auto ints = [&](size_t i) {
-    std::vector<int64_t> v;
-    if (i < n.inputs.size() && n.inputs[i] >= 0)
-      for (int64_t k = 0; k < c.slot(n.inputs[i]).numel(); ++k) v.push_back(ReadInt(c.slot(n.inputs[i]), k));
-    return v;
-  };
   int64_t base = 0;
   std::vector<int64_t> stride;
-  TARE_RETURN_IF_ERROR(SliceGeometry(xs, c.shape(y), ints(1), ints(2), ints(3), ints(4), &base, &stride).With(n.Where()));
+  TARE_RETURN_IF_ERROR(
+      SliceGeometryOf(n, [&](int v) -> const Tensor& { return c.slot(v); }, xs, c.shape(y), &base, &stride).With(n.Where()));
   for (int64_t st : stride)
     if (st < 0) return c.CompileRef(n);
   const memory::dims yd = Dims(c.shape(y));

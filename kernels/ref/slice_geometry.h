@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/ir/graph.h"
+#include "runtime/ir/tensor.h"
 #include "runtime/status.h"
 
 namespace tare {
@@ -48,6 +49,20 @@ inline Status SliceGeometry(const Shape& xs, const Shape& ys, const std::vector<
     (*stride)[a] = xst[a] * step;
   }
   return Status::Ok();
+}
+
+/// SliceGeometry of Slice node n (inputs: data, starts, ends[, axes[, steps]]) whose index inputs
+/// are known: `slot(v)` gives value v's tensor (the backends' slots). Errors as SliceGeometry's.
+template <class SlotFn>
+Status SliceGeometryOf(const Node& n, const SlotFn& slot, const Shape& xs, const Shape& ys, int64_t* base,
+                       std::vector<int64_t>* stride) {
+  auto ints = [&](size_t i) {
+    std::vector<int64_t> v;
+    if (i < n.inputs.size() && n.inputs[i] >= 0)
+      for (int64_t k = 0; k < slot(n.inputs[i]).numel(); ++k) v.push_back(ReadInt(slot(n.inputs[i]), k));
+    return v;
+  };
+  return SliceGeometry(xs, ys, ints(1), ints(2), ints(3), ints(4), base, stride);
 }
 
 }  // namespace tare
