@@ -93,4 +93,17 @@ void GeluEigen(const float* x, float* y, size_t n, float c1, float c2, float c3)
   });
 }
 
+void GeluTanhEigen(const float* x, float* y, size_t n, float k1, float k2, float one, float half) {
+  using namespace Eigen::internal;
+  using P = packet_traits<float>::type;
+  const P a1 = pset1<P>(k1), a2 = pset1<P>(k2), o = pset1<P>(one), h = pset1<P>(half), lo = pset1<P>(-1.0f),
+          hi = pset1<P>(1.0f);
+  MapPackets(x, y, n, [&](const P& v) {
+    const P cube = pmul(v, pmul(v, v));
+    const P e = pmul(a2, padd(v, pmul(a1, cube)));
+    const P t = pselect(pcmp_eq(e, e), pmin(pmax(ptanh(e), lo), hi), e);  // as MapEigen's Tanh
+    return pmul(h, pmul(v, padd(o, t)));
+  });
+}
+
 }  // namespace tare::cpu

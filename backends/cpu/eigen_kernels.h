@@ -32,4 +32,9 @@ void MapEigen(EigenFn f, const float* x, float* y, size_t n);
 /// packet loop's own NaN pass-through). Call only when EigenAvailable().
 void GeluEigen(const float* x, float* y, size_t n, float c1, float c2, float c3);
 
+/// Gelu's tanh form as PyTorch exports nn.GELU(approximate='tanh') (fusions.cc): y = half * (x *
+/// (one + tanh(k2 * (x + k1 * (x * (x * x)))))), each operation rounded once in that order, tanh as
+/// MapEigen's: the unfused cpu chain's bits. Call only when EigenAvailable().
+void GeluTanhEigen(const float* x, float* y, size_t n, float k1, float k2, float one, float half);
+
 }  // namespace tare::cpu

@@ -16,6 +16,9 @@
 //     y = x * sigmoid(x) by the own vector kernel (isa_kernels.h SiluAvx512/SiluAvx2; within
 //     Sigmoid's and Mul's budgets, not XNNPACK's sigmoid's bits), in the layout x is held in;
 //     on AVX2 and AVX-512 only (elsewhere the two nodes run unfused).
+//   Gelu (tanh form), as PyTorch exports nn.GELU(approximate='tanh') at opset 14: x * x, * x,
+//     * 0.044715, + x, * sqrt(2 / pi), Tanh, + 1, * x, * 0.5 (9 nodes): the unfused cpu chain's
+//     operations in its order (TryGeluTanh).
 //   Gelu (erf form), as PyTorch exports nn.GELU():
 //     a = Div(x, c1) ; b = Erf(a) ; c = Add(b, c2) ; d = Mul(x, c) ; y = Mul(d, c3)  (c1..c3
 //     known scalars): y = ((erf(x / c1) + c2) * x) * c3, erf as the cpu's Erf computes it.
@@ -337,8 +340,65 @@ Result<bool> TrySilu(Compiler& c, const Node& sig) {
   return true;
 }
 
+/// PyTorch's tanh Gelu (opset 14), from its first node: a = Mul(x, x) ; b = Mul(x, a) ;
+/// cc = Mul(k1, b) ; d = Add(x, cc) ; e = Mul(k2, d) ; t = Tanh(e) ; f = Add(1, t) ; g = Mul(x, f) ;
+/// y = Mul(0.5, g) (scalar constants on either side), the nodes consecutive, each intermediate
+/// read once (x may have other readers). One step: GeluTanhEigen where Eigen runs,
+/// else the same operations with the reference's tanh.
+Result<bool> TryGeluTanh(Compiler& c, const Node& sq) {
+  if (sq.op != "Mul" || sq.NumInputs() != 2 || sq.inputs[0] != sq.inputs[1]) return false;
+  const int x = sq.inputs[0];
+  if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0 || c.Readers(x) < 5) return false;
+  int cur = sq.outputs[0];
+  float k[4];  // k1, k2, one, half
+  // Each step: op, and which operand besides `cur`: 'x' (the input) or 'k' (a known scalar).
+  const struct {
+    const char* op;
+    char other;
+  } chain[] = {{"Mul", 'x'}, {"Mul", 'k'}, {"Add", 'x'}, {"Mul", 'k'}, {"Tanh", 0}, {"Add", 'k'}, {"Mul", 'x'}, {"Mul", 'k'}};
+  int ki = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    const Node* nd = Ahead(c, i + 1);
+    if (!Private(c, cur, 1) || !nd || nd->op != chain[i].op) return false;
+    if (chain[i].other == 0) {
+      if (nd->NumInputs() != 1 || nd->inputs[0] != cur) return false;
+    } else {
+      const int o = Other(*nd, cur);
+      if (chain[i].other == 'x' ? o != x : std::isnan(k[ki++] = KnownScalar(c, o))) return false;
+    }
+    cur = nd->outputs[0];
+  }
+  const int y = cur;
+  if (c.slot(y).numel() != c.slot(x).numel() || k[2] != 1.0f || k[3] != 0.5f) return false;
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  const float* xp = c.In(x, Layout::kPlain);
+  float* copy_to = nullptr;
+  float* yp = FusedOut(c, xp, x, y, &copy_to);
+  AbsorbAhead(c, 8, "fused Gelu tanh (9 nodes)");
+  ThreadPool* pool = c.pool();
+  const bool eigen = EigenAvailable();
+  const float k1 = k[0], k2 = k[1];
+  c.SetLabel("[fused Gelu tanh, to] ");
+  c.Add([=] {
+    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) {
+      if (eigen) return GeluTanhEigen(xp + b0, yp + b0, e0 - b0, k1, k2, 1.0f, 0.5f);
+      for (size_t i = b0; i < e0; ++i) {
+        const float v = xp[i];
+        const float e = k2 * (v + k1 * (v * (v * v)));
+        yp[i] = 0.5f * (v * (1.0f + static_cast<float>(std::tanh(static_cast<double>(e)))));
+      }
+    });
+    if (copy_to) CopyFloats(yp, copy_to, count, pool);
+    return Status::Ok();
+  });
+  c.SetLabel("");
+  c.Done(y);
+  return true;
+}
+
 Result<bool> TryFusions(Compiler& c, const Node& n) {
   if (!n.domain.empty()) return false;
+  if (n.op == "Mul") return TryGeluTanh(c, n);
   if (n.op == "Sigmoid") return TrySilu(c, n);
   if (n.op == "ReduceMean") return TryLayerNorm(c, n);
   if (n.op == "Div") return TryGelu(c, n);

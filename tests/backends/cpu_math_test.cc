@@ -162,6 +162,54 @@ TEST_CASE("cpu LayerNormalization-17 (axis -1 and -2, Scale and B per element): 
   }
 }
 
+/// PyTorch's opset-14 export of nn.GELU(approximate='tanh') on input "x" (9 nodes); `expose` also
+/// makes the Tanh's output a graph output (so the chain cannot be fused).
+std::shared_ptr<Graph> GeluTanhGraph(const Shape& xs, bool expose) {
+  G g;
+  const int x = g.Input("x", xs);
+  const int a = g.Add(NodeOf("Mul"), {x, x}, "a");
+  const int b = g.Add(NodeOf("Mul"), {x, a}, "b");
+  const int c = g.Add(NodeOf("Mul"), {g.Const("k1", F32({}, {0.044715})), b}, "c");
+  const int d = g.Add(NodeOf("Add"), {x, c}, "d");
+  const int e = g.Add(NodeOf("Mul"), {g.Const("k2", F32({}, {0.7978845608028654})), d}, "e");
+  const int t = g.Add(NodeOf("Tanh"), {e}, "t");
+  const int f = g.Add(NodeOf("Add"), {g.Const("one", F32({}, {1.0})), t}, "f");
+  const int h = g.Add(NodeOf("Mul"), {x, f}, "h");
+  g.g->outputs = {g.Add(NodeOf("Mul"), {g.Const("half", F32({}, {0.5})), h}, "y")};
+  if (expose) g.g->outputs.push_back(t);
+  return g.g;
+}
+
+TEST_CASE("cpu fuses PyTorch's tanh Gelu (9 nodes): the unfused chain's bits, and against double") {
+  std::mt19937 rng(909);
+  Tensor x = RandF32({3, 7, 50}, rng, -6, 6);
+  x.as<float>()[11] = std::numeric_limits<float>::quiet_NaN();
+  x.as<float>()[12] = std::numeric_limits<float>::infinity();
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Session> fs = MakeSession(GeluTanhGraph(x.shape, false), "cpu", threads);
+    std::vector<NamedTensor> got = RunS(*fs, {{"x", x}});
+    int fused = 0;
+    for (const std::string& note : fs->Notes()) fused += note == "fused Gelu tanh (9 nodes)";
+    CHECK(fused == 9);
+    std::unique_ptr<Session> us = MakeSession(GeluTanhGraph(x.shape, true), "cpu", threads);
+    std::vector<NamedTensor> want = RunS(*us, {{"x", x}});
+    for (const std::string& note : us->Notes()) CHECK(note.find("fused") == std::string::npos);
+    int bad = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float p = got[0].tensor.as<float>()[i], q = want[0].tensor.as<float>()[i];
+      if (!(std::memcmp(&p, &q, 4) == 0 || (std::isnan(p) && std::isnan(q))) && ++bad <= 3)
+        FAIL_CHECK("element " << i << ": fused " << p << ", unfused " << q);
+      const double v = x.as<float>()[i];
+      if (!std::isfinite(v)) continue;
+      const double g = 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+      CHECK_MESSAGE(std::fabs(p - g) <= 16 * kEps32 * std::fabs(v) + 1e-38, "Gelu tanh(" << v << ") = " << p << ", want " << g);
+    }
+    CHECK(bad == 0);
+    CHECK(std::isnan(got[0].tensor.as<float>()[11]));
+    CHECK(got[0].tensor.as<float>()[12] == std::numeric_limits<float>::infinity());
+  }
+}
+
 TEST_CASE("cpu Softmax and LogSoftmax over every axis: Softmax within its budget of ref64, LogSoftmax near ref") {
   std::mt19937 rng(1313);
   // Inner 300: two column blocks. Inputs in [-2, 2]: the (K + 8) eps budget does not cover the
