@@ -674,6 +674,57 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   return true;
 }
 
+/// At a Mul(x, x): PyTorch's tanh Gelu at opset 14 (x * x, * x, * 0.044715, + x, * sqrt(2 / pi),
+/// Tanh, + 1, * x, * 0.5; scalar constants on either side; the nodes consecutive, each
+/// intermediate read once) as oneDNN's eltwise_gelu_tanh of x; within the chain's budget
+/// (tests/backends/onednn_test.cc). True when done.
+Result<bool> TryGeluTanh(Compiler& c, const Node& sq) {
+  if (sq.NumInputs() != 2 || sq.inputs[0] != sq.inputs[1] || sq.outputs.empty()) return false;
+  const int x = sq.inputs[0];
+  if (!c.F32(x) || c.Readers(x) < 5) return false;
+  auto ahead = [&](size_t k) -> const Node* {
+    const size_t p = c.pos() + k;
+    if (p >= c.size() || c.Absorbed(p)) return nullptr;
+    const Node& n = c.NodeAt(p);
+    return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
+  };
+  auto other = [](const Node& b, int v) {
+    if (b.NumInputs() != 2) return -1;
+    if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
+    if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
+    return -1;
+  };
+  const struct {
+    const char* op;
+    char other;  // 'x' (the input), 'k' (a known scalar), 0 (unary)
+    float k;
+  } chain[] = {{"Mul", 'x', 0}, {"Mul", 'k', 0.044715f}, {"Add", 'x', 0}, {"Mul", 'k', 0.7978845608f},
+               {"Tanh", 0, 0},  {"Add", 'k', 1.0f},      {"Mul", 'x', 0}, {"Mul", 'k', 0.5f}};
+  int cur = sq.outputs[0];
+  for (size_t i = 0; i < 8; ++i) {
+    const Node* nd = ahead(i + 1);
+    if (cur < 0 || c.IsLiveOut(cur) || c.Readers(cur) != 1 || !nd || nd->op != chain[i].op) return false;
+    if (chain[i].other == 0) {
+      if (nd->NumInputs() != 1 || nd->inputs[0] != cur) return false;
+    } else if (chain[i].other == 'x') {
+      if (other(*nd, cur) != x) return false;
+    } else if (!(std::fabs(KnownScalarOf(c, other(*nd, cur)) - chain[i].k) <= 1e-6f * std::fabs(chain[i].k))) {
+      return false;
+    }
+    cur = nd->outputs[0];
+  }
+  const int y = cur;
+  if (!c.F32(y) || c.shape(y) != c.shape(x)) return false;
+  memory src = c.Current(x);
+  dnnl::eltwise_forward::desc ed(prop_kind::forward_inference, algorithm::eltwise_gelu_tanh, src.get_desc(), 0.0f, 0.0f);
+  dnnl::eltwise_forward::primitive_desc pd(ed, c.engine());
+  for (int i = 0; i < 8; ++i) c.AbsorbNext();
+  memory dst = c.Out(y, pd.dst_desc(), {x});
+  c.Add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
+  c.Done(y);
+  return true;
+}
+
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
   return n.domain.empty() && n.NumInputs() == 1 && IsF32(g, n.inputs[0]);
 }
@@ -688,8 +739,8 @@ bool SupportsBinary(const Node& n, const Graph& g, const GraphInfo& info) {
 }
 
 Status CompileBinary(Compiler& c, const Node& n) {
-  if (n.op == "Div") {
-    TARE_ASSIGN_OR_RETURN(bool gelu, TryGelu(c, n));
+  if (n.op == "Div" || n.op == "Mul") {
+    TARE_ASSIGN_OR_RETURN(bool gelu, n.op == "Div" ? TryGelu(c, n) : TryGeluTanh(c, n));
     if (gelu) return Status::Ok();
   }
   int a = n.inputs[0], b = n.inputs[1];

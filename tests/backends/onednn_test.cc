@@ -223,6 +223,39 @@ TEST_CASE("onednn fuses PyTorch's erf Gelu (Div, Erf, Add, Mul, Mul) into eltwis
   }
 }
 
+TEST_CASE("onednn fuses PyTorch's tanh Gelu (9 nodes) into eltwise_gelu_tanh: against double") {
+  std::mt19937 rng(2325);
+  Tensor x = RandF32({2, 9, 37}, rng, -6, 6);
+  x.as<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  G g;
+  const int in = g.Input("x", x.shape);
+  const int a = g.Add(NodeOf("Mul"), {in, in}, "a");
+  const int b = g.Add(NodeOf("Mul"), {in, a}, "b");
+  const int c = g.Add(NodeOf("Mul"), {g.Const("k1", F32({}, {0.044715})), b}, "c");
+  const int d = g.Add(NodeOf("Add"), {in, c}, "d");
+  const int e = g.Add(NodeOf("Mul"), {g.Const("k2", F32({}, {0.7978845608028654})), d}, "e");
+  const int t = g.Add(NodeOf("Tanh"), {e}, "t");
+  const int f = g.Add(NodeOf("Add"), {g.Const("one", F32({}, {1.0})), t}, "f");
+  const int h = g.Add(NodeOf("Mul"), {in, f}, "h");
+  g.g->outputs = {g.Add(NodeOf("Mul"), {g.Const("half", F32({}, {0.5})), h}, "y")};
+  for (int threads : {1, 2}) {
+    auto s = MakeSession(g.g, kBackend, threads);
+    std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+    int fused = 0;
+    for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
+    CHECK(fused == 8);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double v = x.as<float>()[i], y = got[0].tensor.as<float>()[i];
+      if (std::isnan(v)) {
+        CHECK(std::isnan(y));
+        continue;
+      }
+      const double want = 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+      CHECK_MESSAGE(std::fabs(y - want) <= 16 * kEps32 * std::fabs(v) + 1e-38, "Gelu tanh(" << v << ") = " << y << ", want " << want);
+    }
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
