@@ -43,6 +43,14 @@ Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, 
 /// unmaterialized, written in place, or run on the reference kernel.
 Status CompileConcat(Compiler& c, const Node& n);
 
+/// fusions.cc (issue 23): at a Div, PyTorch's erf Gelu chain as eltwise_gelu_erf; at a Mul(x, x),
+/// its tanh Gelu chain as eltwise_gelu_tanh (true when done: the chain's nodes absorbed); Erf on
+/// its reference kernel inside the partition.
+Result<bool> TryGelu(Compiler& c, const Node& div);
+Result<bool> TryGeluTanh(Compiler& c, const Node& sq);
+bool SupportsErf(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileErf(Compiler& c, const Node& n);
+
 /// data_ops.cc (issue 23): Transpose and Slice as reorders, Gather on its reference kernel inside
 /// the partition, ReduceMean as reduction_mean (docs/ONEDNN.md's table).
 bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
