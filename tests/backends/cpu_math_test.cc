@@ -109,7 +109,7 @@ TEST_CASE("cpu runs the transformer op cases (op_cases.h) within their budgets o
   // XNNPACK; the batched one Eigen's product. Each case must run on cpu.
   for (const OpCase& c : TransformerOpCases()) {
     CAPTURE(c.name);
-    const bool dot = c.node.op == "MatMul";
+    const bool dot = c.node.op == "MatMul" || c.node.op == "Conv";
     CHECK(CheckOn("cpu", c.node, c.inputs, c.k, dot ? AbsAll(c.inputs) : std::vector<Tensor>{}));
   }
 }

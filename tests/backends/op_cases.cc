@@ -148,7 +148,8 @@ std::vector<OpCase> Build() {
 
 /// The layers of the transformer and ConvNeXt models of issue 23 (bench/peers/models.py), one op
 /// each, at batch 1: fully connected MatMuls, attention's batched MatMul and Softmax, the LayerNorm
-/// reduction and square, Gelu's Erf, a head transpose.
+/// reduction and square, Gelu's Erf, a head transpose, ConvNeXt's 7 x 7 depthwise convolution and
+/// an EfficientNet Sigmoid.
 std::vector<OpCase> BuildTransformer() {
   std::mt19937 g(2323);
   std::vector<OpCase> t;
@@ -172,6 +173,10 @@ std::vector<OpCase> BuildTransformer() {
   add("vit_b_16/gelu.erf", Op("Erf"), {Uniform({1, 197, 3072}, g)}, 1, 0);
   add("bert_encoder/gelu.tanh", Op("Tanh"), {Uniform({1, 128, 1024}, g)}, 1, 0);
   add("vit_b_16/attn.transpose", Op("Transpose", {{"perm", IntsAttr({0, 2, 1, 3})}}), {Uniform({1, 197, 12, 64}, g)}, 1, 0);
+  add("convnext_tiny/stage1.dwconv7x7",
+      Op("Conv", {{"group", IntAttr(96)}, {"pads", IntsAttr({3, 3, 3, 3})}}),
+      {Uniform({1, 96, 56, 56}, g), Uniform({96, 1, 7, 7}, g), Uniform({96}, g)}, 49, 49);
+  add("efficientnet_b0/stage2.sigmoid", Op("Sigmoid"), {Uniform({1, 96, 112, 112}, g)}, 1, 0);
   for (OpCase& c : t) {
     c.node.name = c.name;
     c.node.outputs = {0};

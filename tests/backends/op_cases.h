@@ -25,9 +25,10 @@ struct OpCase {
 /// The table, built once (inputs drawn from a fixed seed, uniform in [-1, 1)).
 const std::vector<OpCase>& PerfOpCases();
 
-/// The transformer and ConvNeXt layers of issue 23 (MatMul, batched MatMul, Softmax, ReduceMean,
-/// Pow, Erf, Tanh, Transpose), built once like PerfOpCases; checked on cpu by cpu_math_test.cc
-/// (the backend suite's table stays the classic one), timed by bench/op_bench.cc.
+/// The transformer, ConvNeXt and EfficientNet layers of issue 23 (MatMul, batched MatMul, Softmax,
+/// ReduceMean, Pow, Erf, Tanh, Transpose, a 7 x 7 depthwise Conv, Sigmoid), built once like
+/// PerfOpCases; checked on cpu by cpu_math_test.cc (the backend suite's table stays the classic
+/// one), timed by bench/op_bench.cc.
 const std::vector<OpCase>& TransformerOpCases();
 
 /// A graph of the case's node alone: input 0 is the graph input "x", the others constants; one
