@@ -25,6 +25,7 @@ const std::vector<OpImpl>& CpuOps() {
       {{"Pad"}, SupportsPad, CompilePad},
       {{"Slice"}, SupportsSlice, CompileSlice},
       {{"Gather"}, SupportsGather, CompileGather},
+      {{"Split"}, SupportsSplit, CompileSplit},
       {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},
       {{"LSTM", "GRU"}, SupportsRnn, CompileRnn},
   });

@@ -191,6 +191,34 @@ Status CompileSlice(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+bool SupportsSplit(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
+  return n.inputs.size() < 2 || n.inputs[1] < 0 || Known(info, n.inputs[1]);
+}
+
+Status CompileSplit(Compiler& c, const Node& n) {
+  const int x = n.inputs[0];
+  const Shape& xs = c.shape(x);
+  const int64_t r = static_cast<int64_t>(xs.size());
+  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", 0));
+  if (axis < 0) axis += r;
+  if (r == 0 || axis < 0 || axis >= r) return c.CompileRef(n);
+  for (int y : n.outputs)  // an absent output still takes its part: the reference splits
+    if (y < 0 || c.shape(y).size() != xs.size() || c.slot(y).dtype != DType::kFloat32) return c.CompileRef(n);
+  std::vector<int64_t> xst(static_cast<size_t>(r), 1);
+  for (int64_t i = r - 1; i > 0; --i) xst[size_t(i - 1)] = xst[size_t(i)] * xs[size_t(i)];
+  const float* xp = c.In(x, Layout::kPlain);
+  int64_t start = 0;  // along axis: the outputs' extents follow each other (shape inference)
+  for (int y : n.outputs) {
+    const Shape& ys = c.shape(y);
+    float* yp = c.Out(y, Layout::kPlain);
+    if (c.slot(y).numel() > 0) AddStridedCopy(c, xp, start * xst[size_t(axis)], ys, xst, yp);
+    start += ys[size_t(axis)];
+    c.Done(y);
+  }
+  return Status::Ok();
+}
+
 bool SupportsGather(const Node& n, const Graph& g, const GraphInfo&) {
   return n.NumInputs() == 2 && IsF32(g, n.inputs[0]);
 }

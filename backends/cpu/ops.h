@@ -81,6 +81,10 @@ Status CompileTranspose(Compiler& c, const Node& n);
 /// Slice with known starts, ends, axes, steps (layout_ops.cc).
 bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSlice(Compiler& c, const Node& n);
+/// ONNX Split-13/18 of float data (layout_ops.cc): each output a strided copy of its part along
+/// `axis` (the parts' extents as shape inference gave them); an absent output: the reference.
+bool SupportsSplit(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileSplit(Compiler& c, const Node& n);
 /// Gather of float data (ONNX Gather-13): the reference kernel (indices checked first, one memcpy
 /// per block; a bad index is its run-time error) inside the partition, so an embedding lookup or
 /// ViT's class-token Gather does not split the partition off to ref (layout_ops.cc).
