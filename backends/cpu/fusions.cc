@@ -83,16 +83,64 @@ void AbsorbAhead(Compiler& c, size_t k, const std::string& what) {
   }
 }
 
-/// Where a fused step writes its output y while reading x (same element count): y's slot, unless
-/// the arena gave y bytes that partly overlap x's (then a private buffer, copied after).
-float* FusedOut(Compiler& c, const float* xp, int x, int y, float** copy_to) {
-  float* yp = c.Out(y, Layout::kPlain);
+/// Where a fused step writes its output y (in layout l) while reading x (same element count): y's
+/// slot, unless the arena gave y bytes that partly overlap x's (then a private buffer, copied
+/// after).
+float* FusedOut(Compiler& c, const float* xp, int x, int y, float** copy_to, Layout l = Layout::kPlain) {
+  float* yp = c.Out(y, l);
   *copy_to = nullptr;
   if (yp != xp && c.Overlap(xp, c.slot(x).nbytes(), yp, c.slot(y).nbytes())) {
     *copy_to = yp;
     yp = c.Alloc(static_cast<size_t>(c.slot(y).numel()));
   }
   return yp;
+}
+
+/// One link of an elementwise chain after its first node: the op, and the operand besides the
+/// running value: 'x' (the chain's input), 'k' (a known scalar, collected), or 0 (a unary op).
+struct Link {
+  const char* op;
+  char other;
+};
+
+/// Follows `links` from value `cur` (the first node's output) over the next nodes of the
+/// partition, each reading the running value, which must be private (one reader, not live out):
+/// returns the last node's output, the known scalars in *ks (in order), or -1 when the nodes ahead
+/// are not that chain.
+int WalkChain(const Compiler& c, int cur, int x, const Link* links, size_t n, float* ks) {
+  for (size_t i = 0; i < n; ++i) {
+    const Node* nd = Ahead(c, i + 1);
+    if (!Private(c, cur, 1) || !nd || nd->op != links[i].op) return -1;
+    if (links[i].other == 0) {
+      if (nd->NumInputs() != 1 || nd->inputs[0] != cur) return -1;
+    } else {
+      const int o = Other(*nd, cur);
+      if (links[i].other == 'x' ? o != x : std::isnan(*ks++ = KnownScalar(c, o))) return -1;
+    }
+    cur = nd->outputs[0];
+  }
+  return cur;
+}
+
+/// The fused step of an elementwise chain x -> y whose first node is the current one and whose
+/// `absorb` followers are next: absorbed and noted `what` (for --explain), y written in layout l
+/// (FusedOut), fn(x, y, n) over the pool in blocks of 2^14 elements, then FusedOut's copy.
+template <class F>
+void AddMapStep(Compiler& c, int x, int y, Layout l, size_t absorb, const std::string& what, F fn) {
+  const size_t count = static_cast<size_t>(c.slot(x).numel());
+  const float* xp = c.In(x, l);
+  float* copy_to = nullptr;
+  float* yp = FusedOut(c, xp, x, y, &copy_to, l);
+  AbsorbAhead(c, absorb, what);
+  ThreadPool* pool = c.pool();
+  c.SetLabel("[" + what + ", to] ");
+  c.Add([=] {
+    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b, size_t e) { fn(xp + b, yp + b, e - b); });
+    if (copy_to) CopyFloats(yp, copy_to, count, pool);
+    return Status::Ok();
+  });
+  c.SetLabel("");
+  c.Done(y);
 }
 
 /// The sum of x[0, n) in 16 interleaved partial sums (element i goes to sum i mod 16), which are
@@ -260,51 +308,26 @@ Result<bool> TryGelu(Compiler& c, const Node& div) {
   const int x = div.inputs[0];
   const float c1 = KnownScalar(c, div.inputs[1]);
   if (std::isnan(c1) || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0) return false;
-  const int a = div.outputs[0];
-  const Node* erf = Ahead(c, 1);
-  if (!Private(c, a, 1) || !erf || erf->op != "Erf" || erf->inputs[0] != a) return false;
-  const int b = erf->outputs[0];
-  const Node* add = Ahead(c, 2);
-  if (!Private(c, b, 1) || !add || add->op != "Add") return false;
-  const float c2 = KnownScalar(c, Other(*add, b));
-  const int cc = add->outputs[0];
-  const Node* mul1 = Ahead(c, 3);
-  if (std::isnan(c2) || !Private(c, cc, 1) || !mul1 || mul1->op != "Mul" || Other(*mul1, cc) != x) return false;
-  const int dd = mul1->outputs[0];
-  const Node* mul2 = Ahead(c, 4);
-  if (!Private(c, dd, 1) || !mul2 || mul2->op != "Mul") return false;
-  const float c3 = KnownScalar(c, Other(*mul2, dd));
-  const int y = mul2->outputs[0];
-  if (std::isnan(c3) || c.slot(y).numel() != c.slot(x).numel()) return false;
-  const size_t count = static_cast<size_t>(c.slot(x).numel());
-  const float* xp = c.In(x, Layout::kPlain);
-  float* copy_to = nullptr;
-  float* yp = FusedOut(c, xp, x, y, &copy_to);
-  AbsorbAhead(c, 4, "fused Gelu (5 nodes)");
-  ThreadPool* pool = c.pool();
-  const bool eigen = EigenAvailable();
-  c.SetLabel("[fused Gelu, to] ");
-  c.Add([=] {
-    if (eigen) {
-      pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) { GeluEigen(xp + b0, yp + b0, e0 - b0, c1, c2, c3); });
-      if (copy_to) CopyFloats(yp, copy_to, count, pool);
-      return Status::Ok();
+  static const Link kLinks[] = {{"Erf", 0}, {"Add", 'k'}, {"Mul", 'x'}, {"Mul", 'k'}};
+  float k[2];  // c2, c3
+  const int y = WalkChain(c, div.outputs[0], x, kLinks, 4, k);
+  if (y < 0 || c.slot(y).numel() != c.slot(x).numel()) return false;
+  const float c2 = k[0], c3 = k[1];
+  if (EigenAvailable()) {
+    AddMapStep(c, x, y, Layout::kPlain, 4, "fused Gelu (5 nodes)",
+               [=](const float* xp, float* yp, size_t n) { GeluEigen(xp, yp, n, c1, c2, c3); });
+    return true;
+  }
+  AddMapStep(c, x, y, Layout::kPlain, 4, "fused Gelu (5 nodes)", [=](const float* xp, float* yp, size_t n) {
+    constexpr size_t kChunk = 256;
+    float t[kChunk];
+    for (size_t i0 = 0; i0 < n; i0 += kChunk) {
+      const size_t m = std::min(kChunk, n - i0);
+      for (size_t j = 0; j < m; ++j) t[j] = xp[i0 + j] / c1;
+      for (size_t j = 0; j < m; ++j) t[j] = static_cast<float>(std::erf(static_cast<double>(t[j])));
+      for (size_t j = 0; j < m; ++j) yp[i0 + j] = ((t[j] + c2) * xp[i0 + j]) * c3;
     }
-    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) {
-      constexpr size_t kChunk = 256;
-      float t[kChunk];
-      for (size_t i0 = b0; i0 < e0; i0 += kChunk) {
-        const size_t n = std::min(kChunk, e0 - i0);
-        for (size_t j = 0; j < n; ++j) t[j] = xp[i0 + j] / c1;
-        for (size_t j = 0; j < n; ++j) t[j] = static_cast<float>(std::erf(static_cast<double>(t[j])));
-        for (size_t j = 0; j < n; ++j) yp[i0 + j] = ((t[j] + c2) * xp[i0 + j]) * c3;
-      }
-    });
-    if (copy_to) CopyFloats(yp, copy_to, count, pool);
-    return Status::Ok();
   });
-  c.SetLabel("");
-  c.Done(y);
   return true;
 }
 
@@ -317,26 +340,9 @@ Result<bool> TrySilu(Compiler& c, const Node& sig) {
   if (!Private(c, s, 1) || !mul || mul->op != "Mul" || Other(*mul, s) != x) return false;
   const int y = mul->outputs[0];
   if (c.shape(y) != c.shape(x) || c.slot(y).dtype != DType::kFloat32) return false;
-  const size_t count = static_cast<size_t>(c.slot(x).numel());
   // Elementwise: in the layout x is held in (a convolution's NHWC output stays NHWC).
   const Layout l = c.HasNHWC(x) ? Layout::kNHWC : Layout::kPlain;
-  const float* xp = c.In(x, l);
-  float* yp = c.Out(y, l);
-  float* copy_to = nullptr;
-  if (yp != xp && c.Overlap(xp, c.slot(x).nbytes(), yp, c.slot(y).nbytes())) {
-    copy_to = yp;
-    yp = c.Alloc(count);
-  }
-  AbsorbAhead(c, 1, "fused SiLU (2 nodes)");
-  ThreadPool* pool = c.pool();
-  c.SetLabel("[fused SiLU, to] ");
-  c.Add([=] {
-    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b, size_t e) { SiluIsa(isa, xp + b, yp + b, e - b); });
-    if (copy_to) CopyFloats(yp, copy_to, count, pool);
-    return Status::Ok();
-  });
-  c.SetLabel("");
-  c.Done(y);
+  AddMapStep(c, x, y, l, 1, "fused SiLU (2 nodes)", [isa](const float* xp, float* yp, size_t n) { SiluIsa(isa, xp, yp, n); });
   return true;
 }
 
@@ -349,50 +355,21 @@ Result<bool> TryGeluTanh(Compiler& c, const Node& sq) {
   if (sq.op != "Mul" || sq.NumInputs() != 2 || sq.inputs[0] != sq.inputs[1]) return false;
   const int x = sq.inputs[0];
   if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0 || c.Readers(x) < 5) return false;
-  int cur = sq.outputs[0];
+  static const Link kLinks[] = {{"Mul", 'x'}, {"Mul", 'k'}, {"Add", 'x'}, {"Mul", 'k'},
+                                {"Tanh", 0},   {"Add", 'k'}, {"Mul", 'x'}, {"Mul", 'k'}};
   float k[4];  // k1, k2, one, half
-  // Each step: op, and which operand besides `cur`: 'x' (the input) or 'k' (a known scalar).
-  const struct {
-    const char* op;
-    char other;
-  } chain[] = {{"Mul", 'x'}, {"Mul", 'k'}, {"Add", 'x'}, {"Mul", 'k'}, {"Tanh", 0}, {"Add", 'k'}, {"Mul", 'x'}, {"Mul", 'k'}};
-  int ki = 0;
-  for (size_t i = 0; i < 8; ++i) {
-    const Node* nd = Ahead(c, i + 1);
-    if (!Private(c, cur, 1) || !nd || nd->op != chain[i].op) return false;
-    if (chain[i].other == 0) {
-      if (nd->NumInputs() != 1 || nd->inputs[0] != cur) return false;
-    } else {
-      const int o = Other(*nd, cur);
-      if (chain[i].other == 'x' ? o != x : std::isnan(k[ki++] = KnownScalar(c, o))) return false;
-    }
-    cur = nd->outputs[0];
-  }
-  const int y = cur;
-  if (c.slot(y).numel() != c.slot(x).numel() || k[2] != 1.0f || k[3] != 0.5f) return false;
-  const size_t count = static_cast<size_t>(c.slot(x).numel());
-  const float* xp = c.In(x, Layout::kPlain);
-  float* copy_to = nullptr;
-  float* yp = FusedOut(c, xp, x, y, &copy_to);
-  AbsorbAhead(c, 8, "fused Gelu tanh (9 nodes)");
-  ThreadPool* pool = c.pool();
+  const int y = WalkChain(c, sq.outputs[0], x, kLinks, 8, k);
+  if (y < 0 || c.slot(y).numel() != c.slot(x).numel() || k[2] != 1.0f || k[3] != 0.5f) return false;
   const bool eigen = EigenAvailable();
   const float k1 = k[0], k2 = k[1];
-  c.SetLabel("[fused Gelu tanh, to] ");
-  c.Add([=] {
-    pool->ParallelFor(count, size_t(1) << 14, [=](size_t b0, size_t e0) {
-      if (eigen) return GeluTanhEigen(xp + b0, yp + b0, e0 - b0, k1, k2, 1.0f, 0.5f);
-      for (size_t i = b0; i < e0; ++i) {
-        const float v = xp[i];
-        const float e = k2 * (v + k1 * (v * (v * v)));
-        yp[i] = 0.5f * (v * (1.0f + static_cast<float>(std::tanh(static_cast<double>(e)))));
-      }
-    });
-    if (copy_to) CopyFloats(yp, copy_to, count, pool);
-    return Status::Ok();
+  AddMapStep(c, x, y, Layout::kPlain, 8, "fused Gelu tanh (9 nodes)", [=](const float* xp, float* yp, size_t n) {
+    if (eigen) return GeluTanhEigen(xp, yp, n, k1, k2, 1.0f, 0.5f);
+    for (size_t i = 0; i < n; ++i) {
+      const float v = xp[i];
+      const float e = k2 * (v + k1 * (v * (v * v)));
+      yp[i] = 0.5f * (v * (1.0f + static_cast<float>(std::tanh(static_cast<double>(e)))));
+    }
   });
-  c.SetLabel("");
-  c.Done(y);
   return true;
 }
 
