@@ -8,7 +8,7 @@
 
 namespace tare::onednn {
 
-// ---- Gelu (erf form, as PyTorch exports nn.GELU()) ------------------------------------------
+// ---- Gelu (erf and tanh forms, as PyTorch exports nn.GELU()) --------------------------------
 
 namespace {
 
@@ -16,6 +16,50 @@ namespace {
 float KnownScalarOf(const Compiler& c, int v) {
   if (!c.IsConst(v) || !c.F32(v) || c.slot(v).numel() != 1) return NAN;
   return ReadScalar(c, v);
+}
+
+/// One link of a chain after its first node: the op, the operand besides the running value ('x':
+/// the chain's input, 'k': the known scalar `k` within `rel` relative, 0: a unary op).
+struct Link {
+  const char* op;
+  char other;
+  float k, rel;
+};
+
+/// Follows `links` from `cur` (the first node's output) over the next unabsorbed nodes of the
+/// partition, each reading the running value, which must be read once and not live out; scalars
+/// must equal their `k` within `rel`. Returns the last output, or -1.
+int WalkChain(const Compiler& c, int cur, int x, const Link* links, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const size_t p = c.pos() + i + 1;
+    if (p >= c.size() || c.Absorbed(p) || cur < 0 || c.IsLiveOut(cur) || c.Readers(cur) != 1) return -1;
+    const Node& nd = c.NodeAt(p);
+    if (!nd.domain.empty() || nd.outputs.empty() || nd.op != links[i].op) return -1;
+    if (links[i].other == 0) {
+      if (nd.NumInputs() != 1 || nd.inputs[0] != cur) return -1;
+    } else {
+      if (nd.NumInputs() != 2 || (nd.inputs[0] == cur) == (nd.inputs[1] == cur)) return -1;
+      const int o = nd.inputs[0] == cur ? nd.inputs[1] : nd.inputs[0];
+      if (links[i].other == 'x' ? o != x : !(std::fabs(KnownScalarOf(c, o) - links[i].k) <= links[i].rel * std::fabs(links[i].k)))
+        return -1;
+    }
+    cur = nd.outputs[0];
+  }
+  return cur;
+}
+
+/// x -> y (float, same shape) as one eltwise_forward of `alg`, absorbing the chain's `absorb`
+/// following nodes. False (nothing done) when y does not fit.
+bool AddGeluEltwise(Compiler& c, int x, int y, algorithm alg, int absorb) {
+  if (y < 0 || !c.F32(y) || c.shape(y) != c.shape(x)) return false;
+  memory src = c.Current(x);
+  dnnl::eltwise_forward::desc ed(prop_kind::forward_inference, alg, src.get_desc(), 0.0f, 0.0f);
+  dnnl::eltwise_forward::primitive_desc pd(ed, c.engine());
+  for (int i = 0; i < absorb; ++i) c.AbsorbNext();
+  memory dst = c.Out(y, pd.dst_desc(), {x});
+  c.Add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
+  c.Done(y);
+  return true;
 }
 
 }  // namespace
@@ -27,43 +71,9 @@ float KnownScalarOf(const Compiler& c, int v) {
 Result<bool> TryGelu(Compiler& c, const Node& div) {
   if (div.NumInputs() != 2 || div.outputs.empty()) return false;
   const int x = div.inputs[0];
-  const float c1 = KnownScalarOf(c, div.inputs[1]);
-  if (!(std::fabs(c1 - 1.41421356f) <= 1e-6f) || !c.F32(x)) return false;
-  auto ahead = [&](size_t k) -> const Node* {
-    const size_t p = c.pos() + k;
-    if (p >= c.size() || c.Absorbed(p)) return nullptr;
-    const Node& n = c.NodeAt(p);
-    return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
-  };
-  auto single = [&](int v) { return v >= 0 && !c.IsLiveOut(v) && c.Readers(v) == 1; };
-  auto other = [](const Node& b, int v) {
-    if (b.NumInputs() != 2) return -1;
-    if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
-    if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
-    return -1;
-  };
-  const int a = div.outputs[0];
-  const Node* erf = ahead(1);
-  if (!single(a) || !erf || erf->op != "Erf" || erf->inputs.size() != 1 || erf->inputs[0] != a) return false;
-  const int b = erf->outputs[0];
-  const Node* add = ahead(2);
-  if (!single(b) || !add || add->op != "Add" || KnownScalarOf(c, other(*add, b)) != 1.0f) return false;
-  const int cc = add->outputs[0];
-  const Node* mul1 = ahead(3);
-  if (!single(cc) || !mul1 || mul1->op != "Mul" || other(*mul1, cc) != x) return false;
-  const int d = mul1->outputs[0];
-  const Node* mul2 = ahead(4);
-  if (!single(d) || !mul2 || mul2->op != "Mul" || KnownScalarOf(c, other(*mul2, d)) != 0.5f) return false;
-  const int y = mul2->outputs[0];
-  if (!c.F32(y) || c.shape(y) != c.shape(x)) return false;
-  memory src = c.Current(x);
-  dnnl::eltwise_forward::desc ed(prop_kind::forward_inference, algorithm::eltwise_gelu_erf, src.get_desc(), 0.0f, 0.0f);
-  dnnl::eltwise_forward::primitive_desc pd(ed, c.engine());
-  for (int i = 0; i < 4; ++i) c.AbsorbNext();
-  memory dst = c.Out(y, pd.dst_desc(), {x});
-  c.Add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
-  c.Done(y);
-  return true;
+  if (!(std::fabs(KnownScalarOf(c, div.inputs[1]) - 1.41421356f) <= 1e-6f) || !c.F32(x)) return false;
+  static const Link kLinks[] = {{"Erf", 0, 0, 0}, {"Add", 'k', 1.0f, 0}, {"Mul", 'x', 0, 0}, {"Mul", 'k', 0.5f, 0}};
+  return AddGeluEltwise(c, x, WalkChain(c, div.outputs[0], x, kLinks, 4), algorithm::eltwise_gelu_erf, 4);
 }
 
 /// At a Mul(x, x): PyTorch's tanh Gelu at opset 14 (x * x, * x, * 0.044715, + x, * sqrt(2 / pi),
@@ -74,47 +84,11 @@ Result<bool> TryGeluTanh(Compiler& c, const Node& sq) {
   if (sq.NumInputs() != 2 || sq.inputs[0] != sq.inputs[1] || sq.outputs.empty()) return false;
   const int x = sq.inputs[0];
   if (!c.F32(x) || c.Readers(x) < 5) return false;
-  auto ahead = [&](size_t k) -> const Node* {
-    const size_t p = c.pos() + k;
-    if (p >= c.size() || c.Absorbed(p)) return nullptr;
-    const Node& n = c.NodeAt(p);
-    return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
-  };
-  auto other = [](const Node& b, int v) {
-    if (b.NumInputs() != 2) return -1;
-    if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
-    if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
-    return -1;
-  };
-  const struct {
-    const char* op;
-    char other;  // 'x' (the input), 'k' (a known scalar), 0 (unary)
-    float k;
-  } chain[] = {{"Mul", 'x', 0}, {"Mul", 'k', 0.044715f}, {"Add", 'x', 0}, {"Mul", 'k', 0.7978845608f},
-               {"Tanh", 0, 0},  {"Add", 'k', 1.0f},      {"Mul", 'x', 0}, {"Mul", 'k', 0.5f}};
-  int cur = sq.outputs[0];
-  for (size_t i = 0; i < 8; ++i) {
-    const Node* nd = ahead(i + 1);
-    if (cur < 0 || c.IsLiveOut(cur) || c.Readers(cur) != 1 || !nd || nd->op != chain[i].op) return false;
-    if (chain[i].other == 0) {
-      if (nd->NumInputs() != 1 || nd->inputs[0] != cur) return false;
-    } else if (chain[i].other == 'x') {
-      if (other(*nd, cur) != x) return false;
-    } else if (!(std::fabs(KnownScalarOf(c, other(*nd, cur)) - chain[i].k) <= 1e-6f * std::fabs(chain[i].k))) {
-      return false;
-    }
-    cur = nd->outputs[0];
-  }
-  const int y = cur;
-  if (!c.F32(y) || c.shape(y) != c.shape(x)) return false;
-  memory src = c.Current(x);
-  dnnl::eltwise_forward::desc ed(prop_kind::forward_inference, algorithm::eltwise_gelu_tanh, src.get_desc(), 0.0f, 0.0f);
-  dnnl::eltwise_forward::primitive_desc pd(ed, c.engine());
-  for (int i = 0; i < 8; ++i) c.AbsorbNext();
-  memory dst = c.Out(y, pd.dst_desc(), {x});
-  c.Add(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
-  c.Done(y);
-  return true;
+  // The exported constants are rounded from sqrt(2 / pi) and the like: within 1e-6 relative.
+  static const Link kLinks[] = {{"Mul", 'x', 0, 0},    {"Mul", 'k', 0.044715f, 1e-6f}, {"Add", 'x', 0, 0},
+                                {"Mul", 'k', 0.7978845608f, 1e-6f}, {"Tanh", 0, 0, 0}, {"Add", 'k', 1.0f, 1e-6f},
+                                {"Mul", 'x', 0, 0},    {"Mul", 'k', 0.5f, 1e-6f}};
+  return AddGeluEltwise(c, x, WalkChain(c, sq.outputs[0], x, kLinks, 8), algorithm::eltwise_gelu_tanh, 8);
 }
 
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
