@@ -319,7 +319,7 @@ Result<KernelFn> MakeGather(const Node& node) {
     for (int64_t j = 0; j < n; ++j) {
       const int64_t v = ind.dtype == DType::kInt32 ? ind.as<int32_t>()[j] : ind.as<int64_t>()[j];
       if (v < -dim || v >= dim)
-        return Status::Error("Gather: index " + std::to_string(v) + " (position " + std::to_string(j) +
+        return Status::Error("index " + std::to_string(v) + " (position " + std::to_string(j) +
                              ") is out of range for axis " + std::to_string(a) + " of size " + std::to_string(dim));
       idx[j] = v < 0 ? v + dim : v;
     }
