@@ -51,6 +51,13 @@ bool IsF32(const Graph& g, int v) {
   return v >= 0 && (g.values[v].dtype == DType::kFloat32 || g.values[v].dtype == DType::kUndefined);
 }
 
+bool FloatDataKnownParams(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
+  return true;
+}
+
 bool AllInputsF32(const Node& n, const Graph& g, const GraphInfo&) {
   if (n.inputs.empty()) return false;
   for (int v : n.inputs)

@@ -38,6 +38,9 @@ bool AllFinite(const float* x, size_t n);
 
 /// A supports check for ops whose every input is data (Concat): at least one input, all float32.
 bool AllInputsF32(const Node& n, const Graph& g, const GraphInfo& info);
+/// A supports check for ops with one data input and parameter inputs (Slice's starts/ends/axes/
+/// steps, Split's split): input 0 float32, every other present input known at plan time.
+bool FloatDataKnownParams(const Node& n, const Graph& g, const GraphInfo& info);
 
 /// ONNX LSTM-14 / GRU-14: whether the node's `activations` attribute is absent or names the
 /// defaults (LSTM: sigmoid, tanh, tanh; GRU: sigmoid, tanh), once or once per direction (`nd`

@@ -170,10 +170,7 @@ Status CompileTranspose(Compiler& c, const Node& n) {
 }
 
 bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.NumInputs() < 3 || n.NumInputs() > 5 || !IsF32(g, n.inputs[0])) return false;
-  for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
-  return true;
+  return n.NumInputs() >= 3 && n.NumInputs() <= 5 && FloatDataKnownParams(n, g, info);
 }
 
 Status CompileSlice(Compiler& c, const Node& n) {
@@ -191,10 +188,7 @@ Status CompileSlice(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
-bool SupportsSplit(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
-  return n.inputs.size() < 2 || n.inputs[1] < 0 || Known(info, n.inputs[1]);
-}
+bool SupportsSplit(const Node& n, const Graph& g, const GraphInfo& info) { return FloatDataKnownParams(n, g, info); }
 
 Status CompileSplit(Compiler& c, const Node& n) {
   const int x = n.inputs[0];

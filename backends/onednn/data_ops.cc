@@ -56,10 +56,7 @@ Status CompileTranspose(Compiler& c, const Node& n) {
 // ---- Slice (ONNX Slice-13) --------------------------------------------------------------------
 
 bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.NumInputs() < 3 || n.NumInputs() > 5 || !IsF32(g, n.inputs[0])) return false;
-  for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
-  return true;
+  return n.NumInputs() >= 3 && n.NumInputs() <= 5 && FloatDataKnownParams(n, g, info);
 }
 
 /// A reorder from x viewed with y's dims at the first element's offset and x's strides times the
