@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/common/patterns.h"
 #include "backends/cpu/eigen_kernels.h"
 #include "backends/cpu/isa.h"
 #include "backends/cpu/isa_kernels.h"
@@ -33,44 +34,10 @@
 namespace tare::cpu {
 namespace {
 
-/// The node at position pos() + k when it is not absorbed yet, else nullptr.
-const Node* Ahead(const Compiler& c, size_t k) {
-  const size_t p = c.pos() + k;
-  if (p >= c.size() || c.Absorbed(p)) return nullptr;
-  const Node& n = c.NodeAt(p);
-  return n.domain.empty() && !n.outputs.empty() ? &n : nullptr;
-}
-
-/// Whether v is an intermediate a fused chain may skip: `readers` readers, not live out, float32.
-bool Private(const Compiler& c, int v, int readers) {
-  return v >= 0 && !c.IsLiveOut(v) && c.Readers(v) == readers && c.slot(v).dtype == DType::kFloat32;
-}
-
-/// The single float32 value of a known scalar-like v (one element), or NaN when it is not one.
-float KnownScalar(const Compiler& c, int v) {
-  if (!c.IsConst(v) || c.slot(v).dtype != DType::kFloat32 || c.slot(v).numel() != 1) return NAN;
-  return c.slot(v).as<float>()[0];
-}
-
-/// The other input of binary node b than v (-1 when b does not read v exactly once).
-int Other(const Node& b, int v) {
-  if (b.NumInputs() != 2) return -1;
-  if (b.inputs[0] == v && b.inputs[1] != v) return b.inputs[1];
-  if (b.inputs[1] == v && b.inputs[0] != v) return b.inputs[0];
-  return -1;
-}
-
-/// A ReduceMean over the last axis only (attribute or known input), keepdims = 1.
-bool LastAxisMean(const Compiler& c, const Node& n, int x) {
-  if (n.op != "ReduceMean" || n.inputs.empty() || n.inputs[0] != x) return false;
-  Result<int64_t> keep = n.GetInt("keepdims", 1);
-  if (!keep.ok() || *keep != 1) return false;
-  Result<std::vector<int64_t>> got = ReduceAxes(c, n);
-  if (!got.ok()) return false;
-  const std::vector<int64_t>& axes = *got;
-  const int64_t r = static_cast<int64_t>(c.shape(x).size());
-  return axes.size() == 1 && r >= 1 && (axes[0] == -1 || axes[0] == r - 1);
-}
+using patterns::Ahead;
+using patterns::KnownScalar;
+using patterns::Other;
+using patterns::Private;
 
 /// Absorbs the next k nodes (they become part of the current step), noting `what` on the chain's
 /// k + 1 nodes for `tare run --explain`.
@@ -212,58 +179,18 @@ void AddLayerNormStep(Compiler& c, const float* xp, float* yp, float* copy_to, s
 }  // namespace
 
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean1) {
-  const int x = mean1.inputs.empty() ? -1 : mean1.inputs[0];
-  if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0 || !LastAxisMean(c, mean1, x)) return false;
-  const int m = mean1.outputs[0];
-  const Node* sub = Ahead(c, 1);
-  if (!Private(c, m, 1) || !sub || sub->op != "Sub" || sub->NumInputs() != 2 || sub->inputs[0] != x || sub->inputs[1] != m) return false;
-  const int d = sub->outputs[0];
-  const Node* pw = Ahead(c, 2);
-  if (!Private(c, d, 2) || !pw || pw->op != "Pow" || pw->NumInputs() != 2 || pw->inputs[0] != d || KnownScalar(c, pw->inputs[1]) != 2.0f)
-    return false;
-  const int p = pw->outputs[0];
-  const Node* mean2 = Ahead(c, 3);
-  if (!Private(c, p, 1) || !mean2 || !LastAxisMean(c, *mean2, p)) return false;
-  const int v = mean2->outputs[0];
-  const Node* add = Ahead(c, 4);
-  if (!Private(c, v, 1) || !add || add->op != "Add") return false;
-  const float eps = KnownScalar(c, Other(*add, v));
-  const int e = add->outputs[0];
-  const Node* sq = Ahead(c, 5);
-  if (std::isnan(eps) || !Private(c, e, 1) || !sq || sq->op != "Sqrt" || sq->inputs[0] != e) return false;
-  const int s = sq->outputs[0];
-  const Node* dv = Ahead(c, 6);
-  if (!Private(c, s, 1) || !dv || dv->op != "Div" || dv->NumInputs() != 2 || dv->inputs[0] != d || dv->inputs[1] != s) return false;
-  int y = dv->outputs[0];
-  size_t chain = 6;
-  const size_t D = static_cast<size_t>(c.shape(x).back());
-  // The affine tail: Mul by gamma, then Add of beta, each known with D elements or one.
-  const float* gamma = nullptr;
-  const float* beta = nullptr;
-  auto affine = [&](const Node* t, const char* op, const float** w) {
-    if (!t || t->op != op || !Private(c, y, 1)) return false;
-    const int o = Other(*t, y);
-    if (o < 0 || !c.IsConst(o) || c.slot(o).dtype != DType::kFloat32) return false;
-    const Shape& os = c.shape(o);
-    const size_t count = static_cast<size_t>(c.slot(o).numel());
-    if (!(count == 1 || (count == D && !os.empty() && static_cast<size_t>(os.back()) == D))) return false;
-    if (count == 1) return false;  // a scalar affine: left to the unfused ops
-    *w = c.slot(o).as<float>();
-    y = t->outputs[0];
-    ++chain;
-    return true;
-  };
-  if (affine(Ahead(c, 7), "Mul", &gamma)) affine(Ahead(c, 8), "Add", &beta);
-  if (c.slot(y).numel() != c.slot(x).numel()) return false;
-  const size_t rows = static_cast<size_t>(c.slot(x).numel()) / D;
-  const float* xp = c.In(x, Layout::kPlain);
+  patterns::LayerNormMatch ln;
+  if (!patterns::MatchLayerNorm(c, mean1, &ln)) return false;
+  const float* gamma = ln.gamma >= 0 ? c.slot(ln.gamma).as<float>() : nullptr;
+  const float* beta = ln.beta >= 0 ? c.slot(ln.beta).as<float>() : nullptr;
+  const float* xp = c.In(ln.x, Layout::kPlain);
   float* copy_to = nullptr;
-  float* yp = FusedOut(c, xp, x, y, &copy_to);
-  AbsorbAhead(c, chain, "fused LayerNorm (" + std::to_string(chain + 1) + " nodes)");
+  float* yp = FusedOut(c, xp, ln.x, ln.y, &copy_to);
+  AbsorbAhead(c, ln.absorb, "fused LayerNorm (" + std::to_string(ln.absorb + 1) + " nodes)");
   c.SetLabel("[fused LayerNorm, to] ");
-  AddLayerNormStep(c, xp, yp, copy_to, rows, D, eps, gamma, beta);
+  AddLayerNormStep(c, xp, yp, copy_to, ln.rows, ln.D, ln.eps, gamma, beta);
   c.SetLabel("");
-  c.Done(y);
+  c.Done(ln.y);
   return true;
 }
 

@@ -105,8 +105,6 @@ bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileLayerNorm(Compiler& c, const Node& n);
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
 Result<bool> TryGelu(Compiler& c, const Node& div);
-/// A Reduce node's axes as given: the known int64 input 1, else the `axes` attribute.
-Result<std::vector<int64_t>> ReduceAxes(const Compiler& c, const Node& n);
 /// ReduceSum/Mean/Max/Min (reduce.cc): float32 data, axes from the attribute or a known int64 input.
 bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileReduce(Compiler& c, const Node& n);

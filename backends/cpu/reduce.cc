@@ -8,6 +8,7 @@
 // empty axes and empty tensors run the reference kernel.
 #include <algorithm>
 
+#include "backends/common/patterns.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -59,15 +60,6 @@ RowsFn Pick(Kind k) {
 
 }  // namespace
 
-Result<std::vector<int64_t>> ReduceAxes(const Compiler& c, const Node& n) {
-  if (n.NumInputs() > 1 && n.inputs[1] >= 0) {
-    const Tensor& t = c.slot(n.inputs[1]);
-    if (!c.IsConst(n.inputs[1]) || t.dtype != DType::kInt64) return Status::Error(n.Where() + ": axes not a known int64 tensor");
-    return std::vector<int64_t>(t.as<int64_t>(), t.as<int64_t>() + t.numel());
-  }
-  return n.GetInts("axes");
-}
-
 bool SupportsReduce(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.empty() || !IsF32(g, n.inputs[0]) || n.outputs.size() != 1) return false;
   if (n.NumInputs() > 1 && n.inputs[1] >= 0 && (!Known(info, n.inputs[1]) || g.values[n.inputs[1]].dtype != DType::kInt64))
@@ -79,7 +71,7 @@ Status CompileReduce(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& s = c.shape(x);
   if (c.slot(x).numel() == 0 || c.slot(y).numel() == 0) return c.CompileRef(n);
-  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReduceAxes(c, n));
+  TARE_ASSIGN_OR_RETURN(std::vector<int64_t> axes, patterns::ReduceAxes(c, n));
   TARE_ASSIGN_OR_RETURN(int64_t noop, n.GetInt("noop_with_empty_axes", 0));
   if (axes.empty() && noop) return c.CompileRef(n);
   const int64_t r = static_cast<int64_t>(s.size());

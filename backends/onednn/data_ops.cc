@@ -1,6 +1,7 @@
 // The onednn backend's data movement and reductions for transformer graphs (issue 23): Transpose
 // and Slice as reorders of strided views, Gather as the reference kernel inside the partition,
 // ReduceMean as oneDNN's reduction. Registered in ops.cc's table (declared in op_util.h).
+#include "backends/common/patterns.h"
 #include "backends/onednn/op_util.h"
 #include "kernels/ref/slice_geometry.h"
 
@@ -88,16 +89,9 @@ namespace {
 /// The reduced axes of n over rank r (sorted, unique, non-negative), from the attribute or a
 /// known input; empty axes mean all (unless noop_with_empty_axes, then false).
 bool MeanAxes(const Compiler& c, const Node& n, size_t r, std::vector<char>* reduced) {
-  std::vector<int64_t> axes;
-  if (n.inputs.size() > 1 && n.inputs[1] >= 0) {
-    if (!c.IsConst(n.inputs[1]) || c.slot(n.inputs[1]).dtype != DType::kInt64) return false;
-    const Tensor& t = c.slot(n.inputs[1]);
-    axes.assign(t.as<int64_t>(), t.as<int64_t>() + t.numel());
-  } else if (n.attrs.count("axes")) {
-    Result<std::vector<int64_t>> a = n.GetInts("axes");
-    if (!a.ok()) return false;
-    axes = *a;
-  }
+  Result<std::vector<int64_t>> got = patterns::ReduceAxes(c, n);
+  if (!got.ok()) return false;
+  const std::vector<int64_t>& axes = *got;
   Result<int64_t> noop = n.GetInt("noop_with_empty_axes", 0);
   if (!noop.ok() || (axes.empty() && *noop)) return false;
   reduced->assign(r, axes.empty() ? 1 : 0);
@@ -118,6 +112,8 @@ bool SupportsReduceMean(const Node& n, const Graph& g, const GraphInfo& info) {
 
 /// dnnl::reduction (reduction_mean) into y's plain bytes viewed with keepdims' shape.
 Status CompileReduceMean(Compiler& c, const Node& n) {
+  TARE_ASSIGN_OR_RETURN(bool layer_norm, TryLayerNorm(c, n));
+  if (layer_norm) return Status::Ok();
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape& xs = c.shape(x);
   const size_t r = xs.size();

@@ -1,9 +1,11 @@
 // The onednn backend's fusions for transformer graphs (issue 23): PyTorch's erf and tanh Gelu
-// chains as one oneDNN eltwise each (tried by CompileBinary at their first node, ops.cc), and Erf
-// alone on its reference kernel inside the partition, so a Gelu chain is never cut by ref.
-// Declared in op_util.h.
+// chains as one oneDNN eltwise each (tried by CompileBinary at their first node, ops.cc), Erf
+// alone on its reference kernel inside the partition, so a Gelu chain is never cut by ref, and
+// LayerNorm (its decomposition, tried by CompileReduceMean, and LayerNormalization-17) as oneDNN's
+// layer_normalization_forward. Declared in op_util.h.
 #include <cmath>
 
+#include "backends/common/patterns.h"
 #include "backends/onednn/op_util.h"
 
 namespace tare::onednn {
@@ -98,5 +100,76 @@ bool SupportsErf(const Node& n, const Graph& g, const GraphInfo&) {
 /// An Erf outside a Gelu chain: the reference kernel inside the partition (oneDNN has no erf), so
 /// a Gelu's chain stays in one partition for TryGelu.
 Status CompileErf(Compiler& c, const Node& n) { return c.CompileRef(n); }
+
+// ---- LayerNorm ------------------------------------------------------------------------------
+
+namespace {
+
+/// y = (x - mean) / sqrt(var + eps) [* gamma] [+ beta] over rows of D elements (x and y plain, as
+/// [rows, D]; gamma and beta known, D elements, or -1) as one layer_normalization_forward
+/// (inference: mean and variance computed, not given). False (nothing added) when oneDNN has no
+/// implementation for it.
+bool AddLayerNorm(Compiler& c, int x, int y, size_t rows, size_t D, float eps, int gamma, int beta) {
+  const memory::desc md = RowMajor({static_cast<memory::dim>(rows), static_cast<memory::dim>(D)});
+  const memory::desc wd = RowMajor({static_cast<memory::dim>(D)});
+  auto flags = dnnl::normalization_flags::none;
+  if (gamma >= 0) flags |= dnnl::normalization_flags::use_scale;
+  if (beta >= 0) flags |= dnnl::normalization_flags::use_shift;
+  dnnl::layer_normalization_forward::primitive_desc pd;
+  try {
+    dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md, eps, flags);
+    pd = dnnl::layer_normalization_forward::primitive_desc(d, c.engine());
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  memory src = View(c, c.Plain(x), md);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}};
+  if (gamma >= 0) args[DNNL_ARG_SCALE] = View(c, c.Plain(gamma), wd);
+  if (beta >= 0) args[DNNL_ARG_SHIFT] = View(c, c.Plain(beta), wd);
+  args[DNNL_ARG_DST] = View(c, c.Out(y, c.PlainDesc(y), {x}), md);
+  c.Add(dnnl::layer_normalization_forward(pd), std::move(args), pd.impl_info_str());
+  c.Done(y);
+  return true;
+}
+
+}  // namespace
+
+Result<bool> TryLayerNorm(Compiler& c, const Node& mean) {
+  patterns::LayerNormMatch ln;
+  if (!patterns::MatchLayerNorm(c, mean, &ln) || ln.rows == 0) return false;
+  const Compiler::Snapshot before = c.Save();
+  for (size_t i = 0; i < ln.absorb; ++i) c.AbsorbNext();
+  if (AddLayerNorm(c, ln.x, ln.y, ln.rows, ln.D, ln.eps, ln.gamma, ln.beta)) return true;
+  c.Restore(before);
+  return false;
+}
+
+bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
+  if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return false;  // Mean and InvStdDev outputs: ref
+  return true;
+}
+
+/// ONNX LayerNormalization-17 over axes [axis, rank) viewed as [rows, D], Scale and B with one
+/// value per normalized element (another broadcast, an empty x, a non-float output: ref).
+Status CompileLayerNorm(Compiler& c, const Node& n) {
+  const int x = n.inputs[0], y = n.outputs[0];
+  const Shape& xs = c.shape(x);
+  const int64_t r = static_cast<int64_t>(xs.size());
+  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", -1));
+  TARE_ASSIGN_OR_RETURN(float eps, n.GetFloat("epsilon", 1e-5f));
+  if (axis < 0) axis += r;
+  if (!c.F32(x) || !c.F32(y) || axis < 0 || axis >= r) return c.CompileRef(n);
+  size_t D = 1;
+  for (int64_t i = axis; i < r; ++i) D *= static_cast<size_t>(xs[size_t(i)]);
+  auto per_element = [&](int v) { return v >= 0 && c.F32(v) && static_cast<size_t>(c.slot(v).numel()) == D; };
+  const int bv = n.NumInputs() > 2 ? n.inputs[2] : -1;
+  if (!per_element(n.inputs[1]) || (bv >= 0 && !per_element(bv))) return c.CompileRef(n);
+  const size_t rows = static_cast<size_t>(c.slot(x).numel()) / D;
+  if (!AddLayerNorm(c, x, y, rows, D, eps, n.inputs[1], bv)) return c.CompileRef(n);
+  return Status::Ok();
+}
 
 }  // namespace tare::onednn

@@ -48,6 +48,13 @@ Status CompileConcat(Compiler& c, const Node& n);
 /// its reference kernel inside the partition.
 Result<bool> TryGelu(Compiler& c, const Node& div);
 Result<bool> TryGeluTanh(Compiler& c, const Node& sq);
+/// At a ReduceMean: PyTorch's LayerNorm decomposition (patterns::MatchLayerNorm) as oneDNN's
+/// layer_normalization_forward; within the chain's budget (tests/backends/onednn_test.cc). True
+/// when done (the chain absorbed), false when the nodes are not that chain.
+Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
+/// ONNX LayerNormalization-17: float32 X, known Scale (and B), no Mean/InvStdDev outputs.
+bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileLayerNorm(Compiler& c, const Node& n);
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileErf(Compiler& c, const Node& n);
 

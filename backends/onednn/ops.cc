@@ -903,6 +903,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"Slice"}, SupportsSlice, CompileSlice},
       {{"Gather"}, SupportsGather, CompileGather},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
+      {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax"}, SupportsSoftmax, CompileSoftmax},

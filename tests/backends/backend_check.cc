@@ -174,4 +174,61 @@ std::vector<NamedTensor> RunS(Session& s, const std::vector<NamedTensor>& in) {
   return out;
 }
 
+void CheckLayerNorm(const Tensor& x, const Tensor& y, int64_t D, float eps, const float* gamma, const float* beta,
+                    const std::string& what) {
+  constexpr double kEps32 = 1.0 / (1 << 24);
+  REQUIRE(y.numel() == x.numel());
+  const int64_t rows = x.numel() / D;
+  int bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x.as<float>() + r * D;
+    const float* yr = y.as<float>() + r * D;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < D; ++i) mean += xr[i];
+    mean /= double(D);
+    if (std::isnan(mean)) {
+      for (int64_t i = 0; i < D; ++i)
+        if (!std::isnan(yr[i]) && ++bad <= 3) FAIL_CHECK(what << " row " << r << " (holds a NaN) element " << i << ": " << yr[i]);
+      continue;
+    }
+    for (int64_t i = 0; i < D; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    const double sd = std::sqrt(var / double(D) + double(eps));
+    for (int64_t i = 0; i < D; ++i) {
+      const double gi = gamma ? gamma[i] : 1.0, bi = beta ? beta[i] : 0.0;
+      const double want = (xr[i] - mean) / sd * gi + bi;
+      const double tol = (4.0 * double(D) + 16) * kEps32 * (std::fabs(gi) * (std::fabs(xr[i]) + std::fabs(mean)) / sd + std::fabs(bi));
+      if (!(std::fabs(yr[i] - want) <= tol) && ++bad <= 3)
+        FAIL_CHECK(what << " row " << r << " element " << i << ": " << yr[i] << " want " << want);
+    }
+  }
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " elements outside the bound");
+}
+
+NormGelu::NormGelu(const Shape& xs, std::mt19937& rng, bool expose, bool affine) {
+  const int64_t D = xs.back();
+  const int x = g.Input("x", xs);
+  NodeOf mean("ReduceMean");
+  mean.Attr("axes", std::vector<int64_t>{-1});
+  const int m = g.Add(mean, {x}, "m");
+  const int d = g.Add(NodeOf("Sub"), {x, m}, "d");
+  const int p = g.Add(NodeOf("Pow"), {d, g.Const("two", F32({}, {2.0}))}, "p");
+  const int v = g.Add(mean, {p}, "v");
+  const int e = g.Add(NodeOf("Add"), {v, g.Const("eps", F32({}, {1e-5}))}, "e");
+  const int s = g.Add(NodeOf("Sqrt"), {e}, "s");
+  y_norm = g.Add(NodeOf("Div"), {d, s}, "n");
+  if (affine) {
+    gamma = RandF32({D}, rng, 0.5, 1.5);
+    beta = RandF32({D}, rng, -1, 1);
+    const int gm = g.Add(NodeOf("Mul"), {g.Const("gamma", gamma), y_norm}, "gm");
+    y_norm = g.Add(NodeOf("Add"), {gm, g.Const("beta", beta)}, "y_norm");
+  }
+  const int a = g.Add(NodeOf("Div"), {y_norm, g.Const("sqrt2", F32({}, {1.4142135381698608}))}, "a");
+  const int b = g.Add(NodeOf("Erf"), {a}, "b");
+  const int c = g.Add(NodeOf("Add"), {b, g.Const("one", F32({}, {1.0}))}, "c");
+  const int dd = g.Add(NodeOf("Mul"), {y_norm, c}, "dd");
+  y_gelu = g.Add(NodeOf("Mul"), {dd, g.Const("half", F32({}, {0.5}))}, "y_gelu");
+  g.g->outputs = {y_norm, y_gelu};
+  if (expose) g.g->outputs.insert(g.g->outputs.end(), {d, b});
+}
+
 }  // namespace tare::test

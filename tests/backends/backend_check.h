@@ -48,6 +48,13 @@ std::string RanOn(const std::string& backend, const Node& node, const std::vecto
 void CheckAfterConv(const std::string& backend, const Node& node, const std::vector<Tensor>& inputs, double k = 1,
                     const std::vector<Tensor>& scale_in = {});
 
+/// Checks y, a LayerNorm of x over rows of D elements (x.numel() / D rows, row-major), against
+/// the formula in double: (x - mean) / sqrt(var + eps) * gamma + beta (gamma, beta: D floats or
+/// nullptr for 1 and 0), within a float chain's bound ((4 D + 16) eps32 relative to the terms). A
+/// row holding a NaN must be all NaN. `what` prefixes the messages.
+void CheckLayerNorm(const Tensor& x, const Tensor& y, int64_t D, float eps, const float* gamma, const float* beta,
+                    const std::string& what);
+
 /// A graph under construction: float32 inputs with shapes, constants, nodes.
 struct G {
   std::shared_ptr<Graph> g = std::make_shared<Graph>();
@@ -63,5 +70,16 @@ std::unique_ptr<Session> MakeSession(const std::shared_ptr<Graph>& g, const std:
                                      std::vector<std::string> trace = {});
 /// s.Run (FAILs the test case on error).
 std::vector<NamedTensor> RunS(Session& s, const std::vector<NamedTensor>& in);
+
+/// PyTorch's opset-14 LayerNorm over the last axis of x (ReduceMean, Sub, Pow, ReduceMean, Add,
+/// Sqrt, Div, then Mul by gamma and Add of beta, both [D] random, when `affine`), then its erf
+/// Gelu (Div, Erf, Add, Mul, Mul), as nodes; outputs y_norm and y_gelu. `expose` also makes the
+/// chains' intermediates graph outputs (so a backend cannot fuse them).
+struct NormGelu {
+  G g;
+  int y_norm = -1, y_gelu = -1;
+  Tensor gamma, beta;  // empty without `affine`
+  NormGelu(const Shape& xs, std::mt19937& rng, bool expose, bool affine = true);
+};
 
 }  // namespace tare::test

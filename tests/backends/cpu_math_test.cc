@@ -138,26 +138,8 @@ TEST_CASE("cpu LayerNormalization-17 (axis -1 and -2, Scale and B per element): 
     g.g->outputs.push_back(g.Add(n, {g.Input("x", xs), g.Const("scale", scale), g.Const("b", bias)}, "y"));
     for (int threads : {1, 2}) {
       std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", threads), {{"x", x}});
-      const int64_t rows = x.numel() / D;
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x.as<float>() + r * D;
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < D; ++i) mean += xr[i];
-        mean /= double(D);
-        for (int64_t i = 0; i < D; ++i) var += (xr[i] - mean) * (xr[i] - mean);
-        const double sd = std::sqrt(var / double(D) + double(1e-3f));
-        for (int64_t i = 0; i < D; ++i) {
-          const double y = got[0].tensor.as<float>()[r * D + i];
-          if (r == 0) {
-            CHECK(std::isnan(y));
-            continue;
-          }
-          const double gi = scale.as<float>()[i], bi = bias.as<float>()[i];
-          const double want = (xr[i] - mean) / sd * gi + bi;
-          const double tol = (4.0 * D + 16) * kEps32 * (std::fabs(gi) * (std::fabs(xr[i]) + std::fabs(mean)) / sd + std::fabs(bi));
-          CHECK_MESSAGE(std::fabs(y - want) <= tol, "axis " << axis << " row " << r << " element " << i << ": " << y << " want " << want);
-        }
-      }
+      CHECK(std::isnan(got[0].tensor.as<float>()[0]));  // row 0 holds the NaN
+      CheckLayerNorm(x, got[0].tensor, D, 1e-3f, scale.as<float>(), bias.as<float>(), "axis " + std::to_string(axis));
     }
   }
 }
@@ -439,42 +421,6 @@ TEST_CASE("cpu MatMul on run-time operands: batched, broadcast, against a double
   }
 }
 
-namespace {
-
-/// PyTorch's opset-14 LayerNorm over the last axis of x (gamma, beta [D]), then its erf Gelu, as
-/// nodes; `expose` also makes the chains' intermediates graph outputs (so they cannot be fused).
-struct NormGelu {
-  G g;
-  int y_norm = -1, y_gelu = -1;
-  Tensor gamma, beta;
-  NormGelu(const Shape& xs, std::mt19937& rng, bool expose) {
-    const int64_t D = xs.back();
-    const int x = g.Input("x", xs);
-    NodeOf mean("ReduceMean");
-    mean.Attr("axes", std::vector<int64_t>{-1});
-    const int m = g.Add(mean, {x}, "m");
-    const int d = g.Add(NodeOf("Sub"), {x, m}, "d");
-    const int p = g.Add(NodeOf("Pow"), {d, g.Const("two", F32({}, {2.0}))}, "p");
-    const int v = g.Add(mean, {p}, "v");
-    const int e = g.Add(NodeOf("Add"), {v, g.Const("eps", F32({}, {1e-5}))}, "e");
-    const int s = g.Add(NodeOf("Sqrt"), {e}, "s");
-    const int n = g.Add(NodeOf("Div"), {d, s}, "n");
-    gamma = RandF32({D}, rng, 0.5, 1.5);
-    beta = RandF32({D}, rng, -1, 1);
-    const int gm = g.Add(NodeOf("Mul"), {g.Const("gamma", gamma), n}, "gm");
-    y_norm = g.Add(NodeOf("Add"), {gm, g.Const("beta", beta)}, "y_norm");
-    const int a = g.Add(NodeOf("Div"), {y_norm, g.Const("sqrt2", F32({}, {1.4142135381698608}))}, "a");
-    const int b = g.Add(NodeOf("Erf"), {a}, "b");
-    const int c = g.Add(NodeOf("Add"), {b, g.Const("one", F32({}, {1.0}))}, "c");
-    const int dd = g.Add(NodeOf("Mul"), {y_norm, c}, "dd");
-    y_gelu = g.Add(NodeOf("Mul"), {dd, g.Const("half", F32({}, {0.5}))}, "y_gelu");
-    g.g->outputs = {y_norm, y_gelu};
-    if (expose) g.g->outputs.insert(g.g->outputs.end(), {d, b});
-  }
-};
-
-}  // namespace
-
 TEST_CASE("cpu fuses PyTorch's LayerNorm and erf Gelu decompositions: Gelu with the unfused chain's bits, both against double") {
   std::mt19937 rng(99);
   Tensor x = RandF32({2, 9, 37}, rng, -4, 4);
@@ -529,24 +475,14 @@ TEST_CASE("cpu fuses PyTorch's LayerNorm and erf Gelu decompositions: Gelu with 
     // LayerNorm's first row holds the NaN: all NaN; the second row is finite.
     CHECK(std::isnan(got[0].tensor.as<float>()[37]));
     CHECK(std::isfinite(got[0].tensor.as<float>()[74]));
-    // Independently of tare: LayerNorm and Gelu in double here, on every row without the NaN,
-    // within a float chain's bound (the sums' (D + 2) eps per term, doubled through the variance,
-    // and a few roundings per element; erf's 8 eps for Gelu, absolute since 1 + erf cancels).
-    const int64_t D = x.shape.back(), rows = x.numel() / D;
-    for (int64_t r = 0; r < rows; ++r) {
+    // Independently of tare: LayerNorm in double (CheckLayerNorm), and Gelu of the fused
+    // LayerNorm's output in double (erf's 8 eps, absolute since 1 + erf cancels).
+    const int64_t D = x.shape.back();
+    CheckLayerNorm(x, got[0].tensor, D, 1e-5f, fused.gamma.as<float>(), fused.beta.as<float>(), "LayerNorm");
+    for (int64_t r = 0; r < x.numel() / D; ++r) {
       if (r == 1) continue;  // the NaN row
-      const float* xr = x.as<float>() + r * D;
-      double mean = 0, var = 0;
-      for (int64_t i = 0; i < D; ++i) mean += xr[i];
-      mean /= double(D);
-      for (int64_t i = 0; i < D; ++i) var += (xr[i] - mean) * (xr[i] - mean);
-      const double sd = std::sqrt(var / double(D) + double(1e-5f));
       for (int64_t i = 0; i < D; ++i) {
-        const double gi = fused.gamma.as<float>()[i], bi = fused.beta.as<float>()[i];
-        const double want = (xr[i] - mean) / sd * gi + bi;
-        const double tol = (4.0 * D + 16) * kEps32 * (std::fabs(gi) * (std::fabs(xr[i]) + std::fabs(mean)) / sd + std::fabs(bi));
         const double yn = got[0].tensor.as<float>()[r * D + i];
-        CHECK_MESSAGE(std::fabs(yn - want) <= tol, "LayerNorm row " << r << " element " << i << ": " << yn << " want " << want);
         const double gelu = 0.5 * yn * (1.0 + std::erf(yn / std::sqrt(2.0)));
         const double yg = got[1].tensor.as<float>()[r * D + i];
         CHECK_MESSAGE(std::fabs(yg - gelu) <= 16 * kEps32 * std::fabs(yn) + 1e-38, "Gelu of " << yn << ": " << yg << " want " << gelu);

@@ -256,6 +256,68 @@ TEST_CASE("onednn fuses PyTorch's tanh Gelu (9 nodes) into eltwise_gelu_tanh: ag
   }
 }
 
+TEST_CASE("onednn runs PyTorch's LayerNorm decomposition as layer_normalization_forward: against double") {
+  // With a NaN in x, the chain's NaN/inf guard (it holds a Sqrt) runs it on the reference
+  // kernels; the finite x is oneDNN's.
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool affine = variant < 2, nan = variant % 2 == 1;
+    CAPTURE(affine);
+    CAPTURE(nan);
+    std::mt19937 rng(2326);
+    Tensor x = RandF32({2, 9, 37}, rng, -4, 4);
+    if (nan) x.as<float>()[40] = std::numeric_limits<float>::quiet_NaN();  // row 1: all NaN
+    NormGelu ng(x.shape, rng, false, affine);
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      auto s = MakeSession(ng.g.g, kBackend, threads);
+      std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+      int fused = 0;
+      for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
+      CHECK(fused == (affine ? 8 : 6) + 4);  // the LayerNorm's followers and the Gelu's
+      for (const auto& [node, where] : s->Placement()) CHECK(where == kBackend);
+      CheckLayerNorm(x, got[0].tensor, 37, 1e-5f, affine ? ng.gamma.as<float>() : nullptr, affine ? ng.beta.as<float>() : nullptr,
+                     "LayerNorm");
+    }
+  }
+  // With an intermediate exposed, the decomposition runs node by node (still on onednn).
+  std::mt19937 rng(2327);
+  Tensor x = RandF32({3, 16}, rng, -4, 4);
+  NormGelu ng(x.shape, rng, true);
+  auto s = MakeSession(ng.g.g, kBackend, 1);
+  std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+  for (const std::string& note : s->Notes()) CHECK(note.rfind("fused into", 0) != 0);
+  CheckLayerNorm(x, got[0].tensor, 16, 1e-5f, ng.gamma.as<float>(), ng.beta.as<float>(), "unfused LayerNorm");
+}
+
+TEST_CASE("onednn LayerNormalization-17 (axis -1 and -2, with and without B): against double") {
+  std::mt19937 rng(1718);
+  for (int64_t axis : {-1, -2}) {
+    for (bool with_b : {true, false}) {
+      CAPTURE(axis);
+      CAPTURE(with_b);
+      const Shape xs = {3, 5, 40};
+      const int64_t D = axis == -1 ? 40 : 200;
+      const Shape ws = axis == -1 ? Shape{40} : Shape{5, 40};
+      Tensor x = RandF32(xs, rng, -3, 3);
+      x.as<float>()[7] = std::numeric_limits<float>::quiet_NaN();  // row 0: NaN everywhere
+      const Tensor scale = RandF32(ws, rng, 0.5, 1.5), bias = RandF32(ws, rng, -1, 1);
+      NodeOf n("LayerNormalization");
+      n.Attr("axis", axis).Attr("epsilon", 1e-3f);
+      G g;
+      std::vector<int> ins = {g.Input("x", xs), g.Const("scale", scale)};
+      if (with_b) ins.push_back(g.Const("b", bias));
+      g.g->outputs.push_back(g.Add(n, ins, "y"));
+      for (int threads : {1, 2}) {
+        auto s = MakeSession(g.g, kBackend, threads);
+        std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+        CHECK(s->Placement()[0].second == kBackend);
+        CheckLayerNorm(x, got[0].tensor, D, 1e-3f, scale.as<float>(), with_b ? bias.as<float>() : nullptr,
+                       "axis " + std::to_string(axis));
+      }
+    }
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
