@@ -12,7 +12,7 @@ const std::vector<OpImpl>& CpuOps() {
   static const std::vector<OpImpl> ops = TableOf<Compiler>({
       {{"Conv"}, SupportsConv, CompileConv},
       {{"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}, SupportsPool, CompilePool},
-      {{"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSwish", "Identity", "Dropout", "Sqrt", "Erf", "Tanh",
+      {{"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSwish", "HardSigmoid", "Identity", "Dropout", "Sqrt", "Erf", "Tanh",
         "Exp", "Log"}, SupportsUnary, CompileUnary},
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
       {{"Add", "Sub", "Mul", "Div", "Pow"}, SupportsBinary, CompileBinary},

@@ -1,6 +1,6 @@
 // Elementwise ops of the cpu backend, in whichever layout their input is held (NHWC inside an
 // NHWC region, plain otherwise):
-//   Relu, Clip, LeakyRelu, HardSwish, Identity, Dropout (inference), BatchNormalization
+//   Relu, Clip, LeakyRelu, HardSwish, HardSigmoid, Identity, Dropout (inference), BatchNormalization
 //     (inference): own loops, the reference's operations in the same order (bit-identical to
 //     `ref`; NaN handled as the reference does), split over the thread pool.
 //   Sigmoid: the own vector kernel on AVX2/AVX-512 (isa_kernels.h), else XNNPACK's with its NaN
@@ -120,7 +120,7 @@ bool SupportsUnary(const Node& n, const Graph& g, const GraphInfo& info) {
       if (n.inputs[i] >= 0 && !Known(info, n.inputs[i])) return false;
     return true;
   }
-  return (op == "Relu" || op == "LeakyRelu" || op == "HardSwish" || op == "Sigmoid" || op == "Identity" || op == "Sqrt" ||
+  return (op == "Relu" || op == "LeakyRelu" || op == "HardSwish" || op == "HardSigmoid" || op == "Sigmoid" || op == "Identity" || op == "Sqrt" ||
           op == "Erf" || op == "Tanh" || op == "Exp" || op == "Log") &&
          n.NumInputs() == 1;
 }
@@ -151,6 +151,10 @@ Status CompileUnary(Compiler& c, const Node& n) {
       s = s < 0 ? 0.0f : s > 1 ? 1.0f : s;
       return v * s;
     });
+  } else if (op == "HardSigmoid") {
+    TARE_ASSIGN_OR_RETURN(const float alpha, n.GetFloat("alpha", 0.2f));
+    TARE_ASSIGN_OR_RETURN(const float beta, n.GetFloat("beta", 0.5f));
+    Map(c, xp, yp, count, [alpha, beta](float v) { return HardSigmoidOf(v, alpha, beta); });
   } else if (op == "Sqrt") {
     Map(c, xp, yp, count, [](float v) { return std::sqrt(v); });
   } else if (op == "Erf" || op == "Tanh" || op == "Exp" || op == "Log") {

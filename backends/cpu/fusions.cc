@@ -19,6 +19,10 @@
 //   Gelu (tanh form), as PyTorch exports nn.GELU(approximate='tanh') at opset 14: x * x, * x,
 //     * 0.044715, + x, * sqrt(2 / pi), Tanh, + 1, * x, * 0.5 (9 nodes): the unfused cpu chain's
 //     operations in its order (TryGeluTanh).
+//   HardSwish, as PyTorch exports nn.Hardswish before opset 14 (HardSigmoid(x), Mul by x) and as
+//   Keras and TF.js write hard_swish (Add 3, Clip 0..6, Div 6 or Mul 1/6, Mul by x, the last two
+//   in either order): one map doing the chain's roundings in its order, in the layout x is held
+//   in (the unfused chain's bits; TryHardSigmoidMul, TryHardSwishChain).
 //   Gelu (erf form), as PyTorch exports nn.GELU():
 //     a = Div(x, c1) ; b = Erf(a) ; c = Add(b, c2) ; d = Mul(x, c) ; y = Mul(d, c3)  (c1..c3
 //     known scalars): y = ((erf(x / c1) + c2) * x) * c3, erf as the cpu's Erf computes it.
@@ -300,8 +304,98 @@ Result<bool> TryGeluTanh(Compiler& c, const Node& sq) {
   return true;
 }
 
+/// The layout an elementwise chain from x runs in: NHWC when x is held so (a convolution's
+/// output), else plain.
+Layout MapLayout(const Compiler& c, int x) { return c.HasNHWC(x) ? Layout::kNHWC : Layout::kPlain; }
+
+/// A Clip with known float32 bounds (inputs), else false.
+bool KnownClip(const Compiler& c, const Node& n, Clamp* cl) {
+  if (n.op != "Clip" || n.inputs.empty()) return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= 0 && (!c.IsConst(n.inputs[i]) || c.slot(n.inputs[i]).dtype != DType::kFloat32)) return false;
+  *cl = ClipBounds(c, n);
+  return !std::isnan(cl->lo) && !std::isnan(cl->hi) && cl->lo <= cl->hi;
+}
+
+/// At a HardSigmoid: s = HardSigmoid(x, alpha, beta) ; y = Mul(x, s) (either order; PyTorch's
+/// nn.Hardswish before opset 14, alpha 1/6 and beta 1/2, any alpha and beta here), s read once:
+/// one map computing both nodes' roundings in order (the unfused chain's bits).
+Result<bool> TryHardSigmoidMul(Compiler& c, const Node& hs) {
+  if (hs.NumInputs() != 1 || hs.outputs.empty()) return false;
+  const int x = hs.inputs[0], s = hs.outputs[0];
+  if (x < 0 || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0) return false;
+  const Node* mul = Ahead(c, 1);
+  if (!Private(c, s, 1) || !mul || mul->op != "Mul" || Other(*mul, s) != x) return false;
+  const int y = mul->outputs[0];
+  if (c.shape(y) != c.shape(x) || c.slot(y).dtype != DType::kFloat32) return false;
+  TARE_ASSIGN_OR_RETURN(const float alpha, hs.GetFloat("alpha", 0.2f));
+  TARE_ASSIGN_OR_RETURN(const float beta, hs.GetFloat("beta", 0.5f));
+  AddMapStep(c, x, y, MapLayout(c, x), 1, "fused HardSwish (2 nodes)", [=](const float* xp, float* yp, size_t n) {
+    for (size_t i = 0; i < n; ++i) yp[i] = xp[i] * HardSigmoidOf(xp[i], alpha, beta);
+  });
+  return true;
+}
+
+/// At an Add: Keras' and TF.js's hard_swish, t = Add(x, 3) ; r = Clip(t, 0, 6) ; then either
+/// q = Div(r, 6) or Mul(r, 1/6) and y = Mul(x, q), or q = Mul(x, r) and y = Div(q, 6) or
+/// Mul(q, 1/6) (constants as found, operands in either order), each intermediate read once: one
+/// map doing the chain's roundings in its order (the unfused chain's bits).
+Result<bool> TryHardSwishChain(Compiler& c, const Node& add) {
+  if (add.NumInputs() != 2 || add.outputs.empty()) return false;
+  int x = add.inputs[0];
+  float k3 = KnownScalar(c, add.inputs[1]);
+  if (std::isnan(k3)) {
+    x = add.inputs[1];
+    k3 = KnownScalar(c, add.inputs[0]);
+  }
+  if (std::isnan(k3) || x < 0 || c.IsConst(x) || c.slot(x).dtype != DType::kFloat32 || c.slot(x).numel() == 0) return false;
+  const int t = add.outputs[0];
+  const Node* clip = Ahead(c, 1);
+  Clamp cl;
+  if (!Private(c, t, 1) || !clip || clip->inputs[0] != t || !KnownClip(c, *clip, &cl)) return false;
+  const int r = clip->outputs[0];
+  const Node* n2 = Ahead(c, 2);
+  const Node* n3 = Ahead(c, 3);
+  if (!Private(c, r, 1) || !n2 || !n3 || n2->outputs.empty() || !Private(c, n2->outputs[0], 1)) return false;
+  const int q = n2->outputs[0];
+  // The scaling node: Div by k (k on the right) or Mul by k (either side) of value v.
+  auto scaling = [&](const Node& n, int v, bool* div, float* k) {
+    if (n.op == "Div" && n.NumInputs() == 2 && n.inputs[0] == v) {
+      *div = true;
+      *k = KnownScalar(c, n.inputs[1]);
+    } else if (n.op == "Mul") {
+      *div = false;
+      *k = KnownScalar(c, Other(n, v));
+    } else {
+      return false;
+    }
+    return !std::isnan(*k);
+  };
+  bool div = false, scale_first = false;
+  float k = NAN;
+  if (scaling(*n2, r, &div, &k) && n3->op == "Mul" && Other(*n3, q) == x) {
+    scale_first = true;
+  } else if (!(n2->op == "Mul" && Other(*n2, r) == x && scaling(*n3, q, &div, &k))) {
+    return false;
+  }
+  const int y = n3->outputs[0];
+  if (c.shape(y) != c.shape(x) || c.slot(y).dtype != DType::kFloat32) return false;
+  const float lo = cl.lo, hi = cl.hi;
+  AddMapStep(c, x, y, MapLayout(c, x), 3, "fused HardSwish (4 nodes)", [=](const float* xp, float* yp, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const float v = xp[i];
+      float a = v + k3;
+      a = a < lo ? lo : a > hi ? hi : a;  // Clip: NaN passes
+      yp[i] = scale_first ? v * (div ? a / k : a * k) : (div ? (v * a) / k : (v * a) * k);
+    }
+  });
+  return true;
+}
+
 Result<bool> TryFusions(Compiler& c, const Node& n) {
   if (!n.domain.empty()) return false;
+  if (n.op == "HardSigmoid") return TryHardSigmoidMul(c, n);
+  if (n.op == "Add") return TryHardSwishChain(c, n);
   if (n.op == "Mul") return TryGeluTanh(c, n);
   if (n.op == "Sigmoid") return TrySilu(c, n);
   if (n.op == "ReduceMean") return TryLayerNorm(c, n);

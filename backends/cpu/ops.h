@@ -52,6 +52,13 @@ int FuseClamp(Compiler& c, int v, Clamp* cl);
 Status CompileRoundTo(Compiler& c, const Node& n);
 /// Reads the Clip bounds of n (known min/max inputs; absent = unbounded).
 Clamp ClipBounds(const Compiler& c, const Node& n);
+/// ONNX HardSigmoid-6: max(0, min(1, alpha * v + beta)), the product and the sum each rounded to
+/// float (the reference's operations, so its bits); NaN passes.
+inline float HardSigmoidOf(float v, float alpha, float beta) {
+  float s = alpha * v;
+  s = s + beta;
+  return s < 0 ? 0.0f : s > 1 ? 1.0f : s;
+}
 
 /// Helpers for Supports.
 

@@ -278,6 +278,74 @@ TEST_CASE("cpu fuses SiLU (Sigmoid, then Mul by its input): over the float range
   }
 }
 
+TEST_CASE("cpu HardSigmoid, and HardSwish's decompositions fused: against double, and one fused step each") {
+  // Sweep() holds the float range's edges (denormals, huge values, inf, NaN); add HardSwish's
+  // corners (-3, 3, and their neighbours).
+  std::vector<double> xs = Sweep();
+  for (double v : {-3.0, 3.0, -2.9999998, 3.0000002, -1.5, 0.0, -0.0}) xs.push_back(v);
+  const Tensor x = F32({static_cast<int64_t>(xs.size())}, xs);
+  // HardSigmoid alone: the reference's operations (bits) and alpha x + beta clamped in double.
+  for (float alpha : {0.2f, 1.0f / 6, -0.75f}) {
+    NodeOf hs("HardSigmoid");
+    hs.Attr("alpha", alpha).Attr("beta", 0.625f);
+    CheckBitIdentical(hs.node, {x});
+    G g;
+    g.g->outputs.push_back(g.Add(hs, {g.Input("x", x.shape)}, "y"));
+    std::vector<NamedTensor> got = RunS(*MakeSession(g.g, "cpu", 1), {{"x", x}});
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double xi = static_cast<float>(xs[i]), y = got[0].tensor.as<float>()[i];
+      const double want = std::max(0.0, std::min(1.0, double(alpha) * xi + 0.625));
+      if (std::isnan(xi)) CHECK(std::isnan(y));
+      else CHECK_MESSAGE(std::fabs(y - want) <= 2 * kEps32 * (std::fabs(double(alpha) * xi) + 0.625), "HardSigmoid(" << xi << ") = " << y);
+    }
+  }
+  // The decompositions: 0 PyTorch's before opset 14 (HardSigmoid 1/6, 1/2; Mul by x); 1 the same,
+  // Mul's operands swapped; Keras' Add 3, Clip 0..6, then 2 Div 6 and Mul by x, 3 Mul 1/6 and
+  // Mul by x, 4 Mul by x and Div 6.
+  for (int form = 0; form < 5; ++form) {
+    CAPTURE(form);
+    G g;
+    const int in = g.Input("x", x.shape);
+    int y;
+    if (form < 2) {
+      NodeOf hs("HardSigmoid");
+      hs.Attr("alpha", 1.0f / 6).Attr("beta", 0.5f);
+      const int s = g.Add(hs, {in}, "s");
+      y = form == 0 ? g.Add(NodeOf("Mul"), {in, s}, "y") : g.Add(NodeOf("Mul"), {s, in}, "y");
+    } else {
+      const int t = g.Add(NodeOf("Add"), {in, g.Const("three", F32({}, {3.0}))}, "t");
+      const int r = g.Add(NodeOf("Clip"), {t, g.Const("zero", F32({}, {0.0})), g.Const("six", F32({}, {6.0}))}, "r");
+      if (form == 2) y = g.Add(NodeOf("Mul"), {in, g.Add(NodeOf("Div"), {r, g.Const("d6", F32({}, {6.0}))}, "q")}, "y");
+      else if (form == 3) y = g.Add(NodeOf("Mul"), {g.Add(NodeOf("Mul"), {g.Const("m6", F32({}, {1.0 / 6})), r}, "q"), in}, "y");
+      else y = g.Add(NodeOf("Div"), {g.Add(NodeOf("Mul"), {in, r}, "q"), g.Const("d6", F32({}, {6.0}))}, "y");
+    }
+    g.g->outputs.push_back(y);
+    for (int threads : {1, 2}) {
+      std::unique_ptr<Session> s = MakeSession(g.g, "cpu", threads);
+      std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+      int fused = 0;
+      for (const std::string& note : s->Notes()) fused += note.rfind("fused HardSwish", 0) == 0;
+      CHECK(fused == (form < 2 ? 2 : 4));
+      int bad = 0;
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double xi = static_cast<float>(xs[i]), yi = got[0].tensor.as<float>()[i];
+        double want = xi * std::max(0.0, std::min(1.0, xi / 6 + 0.5));  // -inf * 0: NaN
+        // Form 4's float product x * Clip(x + 3) overflows before the Div for |x| > FLT_MAX / 6.
+        const double product = xi * std::max(0.0, std::min(6.0, xi + 3));
+        if (form == 4 && std::fabs(product) > std::numeric_limits<float>::max()) want = product * INFINITY;
+        bool ok;
+        if (std::isnan(want)) ok = std::isnan(yi);
+        else if (std::isinf(want)) ok = yi == want;
+        // Three or four roundings, x + 3 (or x / 6 + 1/2) cancelling near -3: relative to the
+        // terms, |x| (|x| + 3) / 6.
+        else ok = std::fabs(yi - want) <= 6 * kEps32 * std::fabs(xi) * (std::fabs(xi) + 3) / 6 + 1e-45;
+        if (!ok && ++bad <= 5) FAIL_CHECK("HardSwish(" << xi << ") = " << yi << ", want " << want);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice: bit-identical to ref") {
   std::mt19937 rng(2323);
   Tensor x = RandF32({3, 4, 5, 6}, rng, -3, 3);
