@@ -1,4 +1,6 @@
-// Add, Sub, Mul, Div, Pow on the cpu backend: own loops with numpy broadcasting, any rank. Each
+// Add, Sub, Mul, Div, Pow and Where on the cpu backend: own loops with numpy broadcasting, any
+// rank. Where (ONNX Where-16: bool condition, float32 X and Y, plain layout) copies each element
+// from X or Y (exact). For the arithmetic ops each
 // element is one IEEE operation in float, as in the reference (bit-identical to `ref`, NaN and inf
 // included); Pow is the reference's std::pow in double rounded once (ONNX Pow-15), and x * x in
 // float for a known exponent of 2 (the same single rounding of the exact square); XNNPACK's binary kernels are not used because their output clamp turns NaN into a
@@ -80,48 +82,60 @@ const float* ConstToNhwc(Compiler& c, int v, Shape* shape) {
   return y;
 }
 
-/// The broadcast iteration: merged output dims with each operand's stride per dim (0 = broadcast).
+/// The broadcast iteration over operands shaped `in` (numpy broadcasting to y): the output's
+/// dims merged where every operand broadcasts alike (size-1 output dims dropped), each operand's
+/// stride per outer merged dim (0 = broadcast), and whether its innermost stride is 1 (else 0).
 struct Plan {
-  std::vector<size_t> dims, sa, sb;  // outer dims (all but the innermost)
+  std::vector<size_t> dims;            // outer dims (all but the innermost)
+  std::vector<std::vector<size_t>> s;  // per operand: its stride per outer dim
+  std::vector<char> unit;              // per operand: innermost stride 1 (else 0)
   size_t inner = 1;
-  bool ia = true, ib = true;  // innermost strides are 1 (else 0)
+  /// The offsets of outer row r (row-major over dims) into each operand.
+  void Offsets(size_t r, size_t* off) const {
+    for (size_t j = 0; j < s.size(); ++j) off[j] = 0;
+    for (size_t k = dims.size(); k-- > 0;) {
+      const size_t i = r % dims[k];
+      r /= dims[k];
+      for (size_t j = 0; j < s.size(); ++j) off[j] += i * s[j][k];
+    }
+  }
 };
 
-Plan MakePlan(const Shape& y, Shape a, Shape b) {
-  const size_t r = y.size();
-  while (a.size() < r) a.insert(a.begin(), 1);
-  while (b.size() < r) b.insert(b.begin(), 1);
+Plan MakePlan(const Shape& y, std::vector<Shape> in) {
+  const size_t r = y.size(), n = in.size();
+  for (Shape& sh : in)
+    while (sh.size() < r) sh.insert(sh.begin(), 1);
   // Merge dims (skipping size-1 output dims) whose broadcast classes match.
   std::vector<size_t> md;
-  std::vector<char> fa, fb;
+  std::vector<std::vector<char>> full;  // per merged dim: per operand, not broadcast
   for (size_t i = 0; i < r; ++i) {
     if (y[i] == 1) continue;
-    const char ca = a[i] != 1, cb = b[i] != 1;
-    if (!md.empty() && fa.back() == ca && fb.back() == cb) {
+    std::vector<char> f(n);
+    for (size_t j = 0; j < n; ++j) f[j] = in[j][i] != 1;
+    if (!md.empty() && full.back() == f) {
       md.back() *= static_cast<size_t>(y[i]);
     } else {
       md.push_back(static_cast<size_t>(y[i]));
-      fa.push_back(ca);
-      fb.push_back(cb);
+      full.push_back(f);
     }
   }
   Plan p;
+  p.s.assign(n, {});
+  p.unit.assign(n, 1);
   if (md.empty()) return p;
   const size_t k = md.size();
-  std::vector<size_t> sa(k), sb(k);
-  size_t ta = 1, tb = 1;
-  for (size_t i = k; i-- > 0;) {
-    sa[i] = fa[i] ? ta : 0;
-    sb[i] = fb[i] ? tb : 0;
-    if (fa[i]) ta *= md[i];
-    if (fb[i]) tb *= md[i];
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<size_t> st(k);
+    size_t t = 1;
+    for (size_t i = k; i-- > 0;) {
+      st[i] = full[i][j] ? t : 0;
+      if (full[i][j]) t *= md[i];
+    }
+    p.unit[j] = full[k - 1][j];
+    p.s[j].assign(st.begin(), st.end() - 1);
   }
   p.inner = md[k - 1];
-  p.ia = fa[k - 1];
-  p.ib = fb[k - 1];
   p.dims.assign(md.begin(), md.end() - 1);
-  p.sa.assign(sa.begin(), sa.end() - 1);
-  p.sb.assign(sb.begin(), sb.end() - 1);
   return p;
 }
 
@@ -153,31 +167,62 @@ Status CompileBinary(Compiler& c, const Node& n) {
     ptr[i] = c.In(v, nhwc ? Layout::kNHWC : Layout::kPlain);
     shape[i] = nhwc && s.size() == 4 ? NhwcShape(s) : s;
   }
-  const Plan plan = MakePlan(nhwc ? NhwcShape(ys) : ys, shape[0], shape[1]);
+  const Plan plan = MakePlan(nhwc ? NhwcShape(ys) : ys, {shape[0], shape[1]});
   Clamp cl;
   const int y = FuseClamp(c, y0, &cl);
   const Layout l = nhwc ? Layout::kNHWC : Layout::kPlain;
   float* yp = c.OutFused(y0, y, l, {{ptr[0], c.slot(a).nbytes()}, {ptr[1], c.slot(b).nbytes()}});
   Kind kind = KindOf(n.op);
   if (kind == Kind::kPow && c.IsConst(b) && c.slot(b).numel() == 1 && c.slot(b).as<float>()[0] == 2.0f) kind = Kind::kSquare;
-  const RowFn row = Pick(kind, plan.ia, plan.ib);
+  const RowFn row = Pick(kind, plan.unit[0], plan.unit[1]);
   const float* ap = ptr[0];
   const float* bp = ptr[1];
   const size_t inner = plan.inner, rows = count / inner;
   ThreadPool* pool = c.pool();
   c.Add([=] {
     pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / inner), [&](size_t r0, size_t r1) {
+      size_t off[2];
       for (size_t r = r0; r < r1; ++r) {
-        size_t rem = r, oa = 0, ob = 0;
-        for (size_t k = plan.dims.size(); k-- > 0;) {
-          const size_t i = rem % plan.dims[k];
-          rem /= plan.dims[k];
-          oa += i * plan.sa[k];
-          ob += i * plan.sb[k];
-        }
+        plan.Offsets(r, off);
         float* yr = yp + r * inner;
-        row(ap + oa, bp + ob, yr, inner);
+        row(ap + off[0], bp + off[1], yr, inner);
         if (cl.active) ApplyClamp(cl, yr, inner);
+      }
+    });
+    return Status::Ok();
+  });
+  c.Done(y);
+  return Status::Ok();
+}
+
+bool SupportsWhere(const Node& n, const Graph& g, const GraphInfo&) {
+  return n.inputs.size() == 3 && n.outputs.size() == 1 && n.inputs[0] >= 0 && g.values[n.inputs[0]].dtype == DType::kBool &&
+         IsF32(g, n.inputs[1]) && IsF32(g, n.inputs[2]);
+}
+
+Status CompileWhere(Compiler& c, const Node& n) {
+  const int y = n.outputs[0];
+  const size_t count = static_cast<size_t>(c.slot(y).numel());
+  if (count == 0 || c.slot(n.inputs[0]).dtype != DType::kBool || c.slot(y).dtype != DType::kFloat32) return c.CompileRef(n);
+  const Plan plan = MakePlan(c.shape(y), {c.shape(n.inputs[0]), c.shape(n.inputs[1]), c.shape(n.inputs[2])});
+  const uint8_t* cp = c.slot(n.inputs[0]).as<uint8_t>();
+  const float* xp = c.In(n.inputs[1], Layout::kPlain);
+  const float* zp = c.In(n.inputs[2], Layout::kPlain);
+  float* yp = c.OutFused(y, y, Layout::kPlain,
+                         {{cp, c.slot(n.inputs[0]).nbytes()}, {xp, c.slot(n.inputs[1]).nbytes()}, {zp, c.slot(n.inputs[2]).nbytes()}});
+  const size_t inner = plan.inner, rows = count / inner;
+  const size_t uc = plan.unit[0], ux = plan.unit[1], uz = plan.unit[2];
+  ThreadPool* pool = c.pool();
+  c.Add([=] {
+    pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / inner), [&](size_t r0, size_t r1) {
+      size_t off[3];
+      for (size_t r = r0; r < r1; ++r) {
+        plan.Offsets(r, off);
+        const uint8_t* cr = cp + off[0];
+        const float* xr = xp + off[1];
+        const float* zr = zp + off[2];
+        float* yr = yp + r * inner;
+        for (size_t i = 0; i < inner; ++i) yr[i] = cr[i * uc] ? xr[i * ux] : zr[i * uz];
       }
     });
     return Status::Ok();

@@ -16,6 +16,7 @@ const std::vector<OpImpl>& CpuOps() {
         "Exp", "Log"}, SupportsUnary, CompileUnary},
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
       {{"Add", "Sub", "Mul", "Div", "Pow"}, SupportsBinary, CompileBinary},
+      {{"Where"}, SupportsWhere, CompileWhere},
       {{"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}, SupportsReduce, CompileReduce},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax", "LogSoftmax"}, SupportsSoftmax, CompileSoftmax},
@@ -39,6 +40,9 @@ namespace {
 /// shapes, pads, bounds; or checked float32 by shape inference: weights of Conv and Gemm).
 bool FloatData(const Node& n, const std::vector<Tensor>& slots) {
   auto f32 = [&](int v) { return v >= 0 && slots[v].dtype == DType::kFloat32 && slots[v].is_tensor(); };
+  if (n.op == "Where" && n.domain.empty())  // a bool condition, float32 X and Y
+    return f32(n.outputs[0]) && n.inputs.size() == 3 && n.inputs[0] >= 0 && slots[n.inputs[0]].dtype == DType::kBool &&
+           slots[n.inputs[0]].is_tensor() && f32(n.inputs[1]) && f32(n.inputs[2]);
   if (!f32(n.outputs[0]) || !f32(n.inputs[0])) return false;
   const bool all = n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" || n.op == "Pow" || n.op == "Concat";
   for (int v : n.inputs)

@@ -71,6 +71,9 @@ bool SupportsUnary(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileUnary(Compiler& c, const Node& n);
 bool SupportsBinary(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileBinary(Compiler& c, const Node& n);
+/// ONNX Where-16 (binary.cc): bool condition, float32 X and Y, numpy broadcasting of all three.
+bool SupportsWhere(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileWhere(Compiler& c, const Node& n);
 bool SupportsBatchNorm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileBatchNorm(Compiler& c, const Node& n);
 bool SupportsGemm(const Node& n, const Graph& g, const GraphInfo& info);

@@ -346,6 +346,70 @@ TEST_CASE("cpu HardSigmoid, and HardSwish's decompositions fused: against double
   }
 }
 
+TEST_CASE("cpu Where: numpy broadcasting of condition, X and Y, NaN passed; against a select written here") {
+  std::mt19937 rng(1616);
+  struct Case {
+    Shape c, x, y;
+    bool cond_known;
+  };
+  const Case cases[] = {{{2, 1, 4}, {3, 1}, {}, false},         {{5}, {2, 5}, {2, 1}, true},
+                        {{1, 1, 7, 7}, {2, 3, 7, 7}, {1}, true}, {{4, 6}, {4, 6}, {4, 6}, false},
+                        {{3, 1, 1}, {1, 5, 1}, {1, 1, 2}, false}};
+  for (const Case& k : cases) {
+    Tensor cond = Tensor::Alloc(DType::kBool, k.c).value();
+    for (int64_t i = 0; i < cond.numel(); ++i) cond.as<uint8_t>()[i] = static_cast<uint8_t>(rng() % 2);
+    Tensor x = RandF32(k.x, rng, -5, 5), y = RandF32(k.y, rng, -5, 5);
+    x.as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+    NodeOf n("Where");
+    CheckBitIdentical(n.node, {cond, x, y});  // as a constant condition
+    G g;
+    int ci;
+    if (k.cond_known) {
+      ci = g.Const("cond", cond);
+    } else {
+      ci = g.Input("cond", k.c);
+      g.g->values[ci].dtype = DType::kBool;
+    }
+    g.g->outputs.push_back(g.Add(n, {ci, g.Input("x", k.x), g.Input("y", k.y)}, "out"));
+    std::vector<NamedTensor> feeds = {{"x", x}, {"y", y}};
+    if (!k.cond_known) feeds.push_back({"cond", cond});
+    for (int threads : {1, 2}) {
+      std::unique_ptr<Session> s = MakeSession(g.g, "cpu", threads);
+      CHECK(s->Placement()[0].second == "cpu");
+      const Tensor out = RunS(*s, feeds)[0].tensor;
+      // The broadcast output shape and a select by multi-index, each operand's index clamped
+      // to 0 on its size-1 (or missing) dims.
+      const size_t r = std::max({k.c.size(), k.x.size(), k.y.size()});
+      Shape os(r, 1);
+      auto pad = [&](Shape sh) {
+        sh.insert(sh.begin(), r - sh.size(), 1);
+        return sh;
+      };
+      const Shape pc = pad(k.c), px = pad(k.x), py = pad(k.y);
+      for (size_t d = 0; d < r; ++d) os[d] = std::max({pc[d], px[d], py[d]});
+      REQUIRE(out.shape == os);
+      auto at = [&](const Shape& sh, const std::vector<int64_t>& idx) {
+        int64_t off = 0;
+        for (size_t d = 0; d < r; ++d) off = off * sh[d] + (sh[d] == 1 ? 0 : idx[d]);
+        return off;
+      };
+      std::vector<int64_t> idx(r, 0);
+      int bad = 0;
+      for (int64_t e = 0; e < out.numel(); ++e) {
+        int64_t rem = e;
+        for (size_t d = r; d-- > 0;) {
+          idx[d] = rem % os[d];
+          rem /= os[d];
+        }
+        const float want = cond.as<uint8_t>()[at(pc, idx)] ? x.as<float>()[at(px, idx)] : y.as<float>()[at(py, idx)];
+        const float got = out.as<float>()[e];
+        if (!(std::memcmp(&got, &want, 4) == 0) && ++bad <= 3) FAIL_CHECK("element " << e << ": " << got << ", want " << want);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice: bit-identical to ref") {
   std::mt19937 rng(2323);
   Tensor x = RandF32({3, 4, 5, 6}, rng, -3, 3);
