@@ -375,6 +375,7 @@ Status Compiler::CompileRef(const Node& n) {
   }
   TARE_ASSIGN_OR_RETURN(std::function<Status()> step, RefStep(n, std::move(ins), std::move(outs)));
   Add(std::move(step));
+  Note(pos_, "reference kernel");
   for (int v : n.outputs)
     if (v >= 0) Done(v);
   return Status::Ok();

@@ -17,6 +17,7 @@ const std::vector<OpImpl>& CpuOps() {
       {{"BatchNormalization"}, SupportsBatchNorm, CompileBatchNorm},
       {{"Add", "Sub", "Mul", "Div", "Pow"}, SupportsBinary, CompileBinary},
       {{"Where"}, SupportsWhere, CompileWhere},
+      {{"Einsum"}, SupportsEinsum, CompileEinsum},
       {{"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}, SupportsReduce, CompileReduce},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax", "LogSoftmax"}, SupportsSoftmax, CompileSoftmax},

@@ -34,8 +34,8 @@ size_t Prod(const Shape& s, size_t from, size_t to) {
   return p;
 }
 
-/// y (dims od, row-major) = x[base + sum_k i_k * is[k]]: rows of the last dim split over the pool,
-/// a memcpy per row where that dim is contiguous (is = 1). Strides may be negative (Slice's steps).
+}  // namespace
+
 void AddStridedCopy(Compiler& c, const float* xp, int64_t base, const std::vector<int64_t>& od, const std::vector<int64_t>& is, float* yp) {
   const size_t r = od.size();
   size_t count = 1;
@@ -60,8 +60,6 @@ void AddStridedCopy(Compiler& c, const float* xp, int64_t base, const std::vecto
     return Status::Ok();
   });
 }
-
-}  // namespace
 
 bool SupportsReshape(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;

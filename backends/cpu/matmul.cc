@@ -22,6 +22,24 @@ void Sgemm(const float* a, size_t lda, const float* b, size_t ldb, float* c, siz
   }
 }
 
+void AddBatchedSgemm(Compiler& c, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K, size_t N,
+                     std::function<std::pair<size_t, size_t>(size_t)> offsets) {
+  // Tasks: (batch, block of rows); a block is at least 16 rows and about 2^18 multiply-adds.
+  const size_t rows = std::min(M, std::max<size_t>(16, (size_t(1) << 18) / std::max<size_t>(1, K * N)));
+  const size_t blocks = (M + rows - 1) / rows;
+  ThreadPool* pool = c.pool();
+  c.Add([=] {
+    pool->ParallelFor(batches * blocks, 1, [&](size_t t0, size_t t1) {
+      for (size_t t = t0; t < t1; ++t) {
+        const size_t bi = t / blocks, r0 = (t % blocks) * rows, r1 = std::min(M, r0 + rows);
+        const auto [oa, ob] = offsets(bi);
+        Sgemm(ap + oa * M * K + r0 * K, K, bp + ob * K * N, N, yp + bi * M * N + r0 * N, N, r1 - r0, K, N);
+      }
+    });
+    return Status::Ok();
+  });
+}
+
 Status CompileBatchedMatMul(Compiler& c, const Node& n) {
   const int a = n.inputs[0], b = n.inputs[1], y = n.outputs[0];
   const Shape& as = c.shape(a);
@@ -50,25 +68,15 @@ Status CompileBatchedMatMul(Compiler& c, const Node& n) {
   const float* ap = c.In(a, Layout::kPlain);
   const float* bp = c.In(b, Layout::kPlain);
   float* yp = c.Out(y, Layout::kPlain);
-  // Tasks: (batch, block of rows); a block is at least 16 rows and about 2^18 multiply-adds.
-  const size_t rows = std::min(M, std::max<size_t>(16, (size_t(1) << 18) / std::max<size_t>(1, K * N)));
-  const size_t blocks = (M + rows - 1) / rows;
-  ThreadPool* pool = c.pool();
-  c.Add([=] {
-    pool->ParallelFor(batches * blocks, 1, [&](size_t t0, size_t t1) {
-      for (size_t t = t0; t < t1; ++t) {
-        const size_t bi = t / blocks, r0 = (t % blocks) * rows, r1 = std::min(M, r0 + rows);
-        size_t rem = bi, oa = 0, ob = 0;
-        for (size_t d = rank; d-- > 0;) {
-          const size_t i = rem % dims[d];
-          rem /= dims[d];
-          oa += i * sa[d];
-          ob += i * sb[d];
-        }
-        Sgemm(ap + oa * M * K + r0 * K, K, bp + ob * K * N, N, yp + bi * M * N + r0 * N, N, r1 - r0, K, N);
-      }
-    });
-    return Status::Ok();
+  AddBatchedSgemm(c, ap, bp, yp, batches, M, K, N, [=](size_t bi) {
+    size_t rem = bi, oa = 0, ob = 0;
+    for (size_t d = rank; d-- > 0;) {
+      const size_t i = rem % dims[d];
+      rem /= dims[d];
+      oa += i * sa[d];
+      ob += i * sb[d];
+    }
+    return std::make_pair(oa, ob);
   });
   c.Done(y);
   return Status::Ok();

@@ -4,6 +4,8 @@
 // kernel instead, Compiler::CompileRef).
 #pragma once
 #include <cmath>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/compiler.h"
@@ -80,6 +82,18 @@ bool SupportsGemm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileGemm(Compiler& c, const Node& n);
 /// MatMul whose B is a run-time value or of rank > 2 (matmul.cc): batched Sgemm (eigen_kernels.h).
 Status CompileBatchedMatMul(Compiler& c, const Node& n);
+/// Adds a step: for each batch bi < batches, y[bi] (M x N, row-major, contiguous batches) =
+/// A (M x K) times B (K x N), A and B row-major at offsets(bi) = (a's, b's) in matrices from ap
+/// and bp; one Sgemm per (batch, block of rows), split over the pool (matmul.cc).
+void AddBatchedSgemm(Compiler& c, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K, size_t N,
+                     std::function<std::pair<size_t, size_t>(size_t)> offsets);
+/// Adds a step: y (dims od, row-major) = x[base + sum_k i_k * is[k]], rows of the last dim split
+/// over the pool, a memcpy per row where that dim is contiguous (is = 1); strides may be negative
+/// (layout_ops.cc).
+void AddStridedCopy(Compiler& c, const float* xp, int64_t base, const std::vector<int64_t>& od, const std::vector<int64_t>& is, float* yp);
+/// ONNX Einsum-12 of two float32 operands as one batched Sgemm (einsum.cc).
+bool SupportsEinsum(const Node& n, const Graph& g, const GraphInfo& info);
+Status CompileEinsum(Compiler& c, const Node& n);
 bool SupportsSoftmax(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSoftmax(Compiler& c, const Node& n);
 bool SupportsReshape(const Node& n, const Graph& g, const GraphInfo& info);

@@ -410,6 +410,40 @@ TEST_CASE("cpu Where: numpy broadcasting of condition, X and Y, NaN passed; agai
   }
 }
 
+TEST_CASE("cpu Einsum of two operands as a batched Sgemm: within its budget of ref64; diagonals and broadcasts on the reference kernel") {
+  std::mt19937 rng(1212);
+  struct Case {
+    const char* eq;
+    Shape a, b;
+    bool fast;  // expected on the Sgemm path (else the reference kernel inside the partition)
+  };
+  const Case cases[] = {
+      {"bhqd,bhkd->bhqk", {2, 3, 7, 16}, {2, 3, 9, 16}, true},  // attention scores
+      {"bhqk,bhkd->bhqd", {2, 3, 7, 9}, {2, 3, 9, 16}, true},   // attention's weighted sum
+      {"bij,bjk->bik", {4, 5, 6}, {4, 6, 3}, true},
+      {"...ij,...jk->...ik", {2, 2, 5, 6}, {2, 2, 6, 4}, true},
+      {"i,j->ij", {5}, {7}, true},                              // outer product (no contraction)
+      {"ij,ij->", {4, 9}, {4, 9}, true},                        // full contraction to a scalar
+      {"bqd,kd->bkq", {3, 5, 8}, {6, 8}, true},                 // output in another order
+      {"ij,jk", {3, 4}, {4, 5}, true},                          // implicit output "ik"
+      {"ii,ij->j", {4, 4}, {4, 3}, false},                      // a diagonal
+      {"bij,bjk->bik", {1, 5, 6}, {4, 6, 3}, false},            // batch broadcast (1 against 4)
+      {"ij,jk->k", {3, 4}, {4, 5}, false},                      // i summed in one operand only
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.eq);
+    Tensor a = RandF32(k.a, rng, -2, 2), b = RandF32(k.b, rng, -2, 2);
+    NodeOf n("Einsum");
+    n.Attr("equation", k.eq);
+    CHECK(CheckOn("cpu", n.node, {a, b}, 1, AbsAll({a, b})));
+    G g;
+    g.g->outputs.push_back(g.Add(n, {g.Input("a", k.a), g.Input("b", k.b)}, "y"));
+    std::unique_ptr<Session> s = MakeSession(g.g, "cpu", 1);
+    RunS(*s, {{"a", a}, {"b", b}});
+    CHECK((s->Notes()[0] == "reference kernel") == !k.fast);
+  }
+}
+
 TEST_CASE("cpu ReduceSum/Mean/Max/Min over contiguous axis blocks, Pow and Slice: bit-identical to ref") {
   std::mt19937 rng(2323);
   Tensor x = RandF32({3, 4, 5, 6}, rng, -3, 3);
