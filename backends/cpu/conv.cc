@@ -305,14 +305,19 @@ Status CompileConv(Compiler& c, const Node& n) {
   gs.groups = groups;
   gs.cg = Cg;
   gs.og = M / groups;
-  // TARE_CPU_CONV=xnnpack forces XNNPACK (to compare the two paths).
+  // TARE_CPU_CONV=xnnpack forces XNNPACK, TARE_CPU_CONV=own the own GemmConv where it runs (to
+  // compare the two paths).
   static const bool force_xnn = [] {
     const char* e = std::getenv("TARE_CPU_CONV");
     return e && std::string(e) == "xnnpack";
   }();
   // A depthwise convolution (one channel per group, multiplier 1) of more than 25 taps: own loop.
   const bool dw_large = !force_xnn && !one_d && Cg == 1 && gs.og == 1 && kh * kw > 25;
-  const bool own = dw_large || (!force_xnn && GemmConv::Available() && GemmConv::Worth(gs));
+  static const bool force_own = [] {
+    const char* e = std::getenv("TARE_CPU_CONV");
+    return e && std::string(e) == "own";
+  }();
+  const bool own = dw_large || (!force_xnn && GemmConv::Available() && (force_own || GemmConv::Worth(gs)));
   const int res = own && !one_d && !dw_large ? FuseResidual(c, y) : -1;
   if (res >= 0) y = c.NodeAt(c.pos()).outputs[0];
   Clamp cl;
