@@ -65,6 +65,10 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.scale = BudgetScale::kSoftmaxSpread;
     return p;
   }
+  if (node.op == "LayerNormalization") {
+    p.scale = BudgetScale::kNormTerms;
+    return p;
+  }
   if (node.op == "Resize" || node.op == "GridSample" || node.op == "RoiAlign") {
     p.scale = BudgetScale::kMaxInput;
     return p;
@@ -146,6 +150,48 @@ double ReductionLength(const Node& n, const std::vector<Tensor>& in, double* ste
   return Largest(in);
 }
 
+std::vector<double> NormTermScale(const Node& node, const std::vector<Tensor>& inputs) {
+  const Shape x = In(inputs, 0);
+  if (x.empty() || !IsReal(inputs[0].dtype)) return {};
+  const size_t r = x.size();
+  int64_t axis = Int(node, "axis", -1);
+  if (axis < 0) axis += static_cast<int64_t>(r);
+  if (axis < 0 || axis >= static_cast<int64_t>(r)) return {};
+  const int64_t D = static_cast<int64_t>(Prod(x, static_cast<size_t>(axis), r)), n = inputs[0].numel();
+  if (D <= 0 || n % D) return {};
+  float eps = 1e-5f;
+  if (Result<float> e = node.GetFloat("epsilon", 1e-5f); e.ok()) eps = *e;
+  // Scale (input 1) and B (input 2): one value per block element, or one in all; absent B is 0.
+  auto per = [&](size_t i, double dflt, std::vector<double>* out) {
+    if (i >= inputs.size() || !inputs[i].is_tensor() || !inputs[i].data) {
+      out->assign(static_cast<size_t>(D), dflt);
+      return true;
+    }
+    const int64_t m = inputs[i].numel();
+    if (m != D && m != 1) return false;
+    out->resize(static_cast<size_t>(D));
+    for (int64_t j = 0; j < D; ++j) (*out)[static_cast<size_t>(j)] = std::fabs(ReadDouble(inputs[i], m == 1 ? 0 : j));
+    return true;
+  };
+  std::vector<double> sc, b;
+  if (!per(1, 1.0, &sc) || !per(2, 0.0, &b)) return {};
+  std::vector<double> s(static_cast<size_t>(n));
+  for (int64_t base = 0; base < n; base += D) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < D; ++j) mean += ReadDouble(inputs[0], base + j);
+    mean /= static_cast<double>(D);
+    for (int64_t j = 0; j < D; ++j) {
+      const double d = ReadDouble(inputs[0], base + j) - mean;
+      var += d * d;
+    }
+    const double sd = std::sqrt(var / static_cast<double>(D) + static_cast<double>(eps));
+    for (int64_t j = 0; j < D; ++j)
+      s[static_cast<size_t>(base + j)] =
+          (std::fabs(ReadDouble(inputs[0], base + j)) + std::fabs(mean)) / sd * sc[static_cast<size_t>(j)] + b[static_cast<size_t>(j)];
+  }
+  return s;
+}
+
 Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std::vector<Tensor>& inputs,
                                 const std::vector<Tensor>& got, const std::vector<Tensor>& want,
                                 const std::vector<Tensor>& scale_run) {
@@ -186,6 +232,7 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
           spread[static_cast<size_t>(base + j * inner)] = std::isfinite(m) ? std::fabs(ReadDouble(x, base + j * inner) - m) : 0.0;
       }
   }
+  const std::vector<double> norm_terms = plan.scale == BudgetScale::kNormTerms ? NormTermScale(node, inputs) : std::vector<double>{};
   for (size_t o = 0; o < got.size(); ++o) {
     const Tensor &y = got[o], &y64 = want[o];
     if (!y.is_tensor() || !y64.is_tensor()) {
@@ -212,6 +259,8 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
         double s = std::fabs(w);
         if (plan.scale == BudgetScale::kAbsInputs && scale) s = std::max(s, std::fabs(ReadDouble(*scale, i)));
         if (plan.scale == BudgetScale::kMaxInput) s = std::max(s, max_in);
+        if (o == 0 && static_cast<size_t>(i) < norm_terms.size() && std::isfinite(norm_terms[static_cast<size_t>(i)]))
+          s = std::max(s, norm_terms[static_cast<size_t>(i)]);
         if (plan.scale == BudgetScale::kSoftmaxSpread && static_cast<size_t>(i) < spread.size() && std::isfinite(spread[static_cast<size_t>(i)]))
           s *= 1 + spread[static_cast<size_t>(i)] / c.units;
         const double bound = c.units * kEps32 * s + FLT_MIN + narrow * std::fabs(w) + narrow_floor;

@@ -28,7 +28,17 @@ enum class BudgetScale {
   /// result rounds x - max x, so exp's argument carries an absolute error of |x - max x| eps / 2:
   /// a relative error that grows with the logits' spread, not with K.
   kSoftmaxSpread,
+  /// LayerNormalization: the magnitude of each output's terms, (|x| + |mean|) |Scale| / sd + |B|
+  /// (mean and sd = sqrt(var + epsilon) of the element's normalized block, in double; Scale and B
+  /// with one value per block element or one in all, else |y64|): the float32 result rounds
+  /// x - mean, which cancels near the mean, and adds B, which can cancel the rest.
+  kNormTerms,
 };
+
+/// The kNormTerms scale of a LayerNormalization-17 (`inputs`: X, Scale, optional B as fed; attributes
+/// axis and epsilon from `node`), one value per element of X; empty when X is not a float tensor
+/// or Scale or B broadcast otherwise than one value per block element or one in all.
+std::vector<double> NormTermScale(const Node& node, const std::vector<Tensor>& inputs);
 
 /// How one node's budget is evaluated: the budget's scale and the inputs made absolute for
 /// kAbsInputs (`abs_inputs[i]`: input i made |x| (1) or -|x| (2); integer inputs, sampling offsets

@@ -61,6 +61,35 @@ class GemmConv {
   const float* res_ = nullptr;
 };
 
+/// Batched matrix products on run-time operands on GemmConv's tile loop (issue 23: attention's
+/// Q K^T and P V): y[b] (M x N, row-major, batches contiguous) = A[a_off[b]] (M x K) times
+/// B[b_off[b]] (K x N), the offsets in matrices from a and b. A's rows are the "pixels" (one tap of
+/// K channels); at each run every B matrix is packed into 64-column blocks ([K][64], zero-padded),
+/// then (batch, column block, run of row tiles) tasks split over the pool. Each output is acc = 0,
+/// then acc = fma(a, b, acc) over k in order. The tile loop's clamp would turn a NaN into -inf:
+/// Run is for finite operands only (the caller checks, AllFinite).
+class BatchedGemm {
+ public:
+  BatchedGemm(size_t M, size_t K, size_t N, std::vector<size_t> a_off, std::vector<size_t> b_off, const float* a,
+              const float* b, float* y);
+  /// False when a buffer could not be allocated.
+  bool ok() const { return ok_; }
+  void Run(const ThreadPool* pool) const;
+  /// Whether the tile loop should take these shapes (a CPU with AVX2 or AVX-512, and blocks of
+  /// 64 columns and 6 rows mostly filled); otherwise Eigen's product is used.
+  static bool Worth(size_t M, size_t K, size_t N);
+
+ private:
+  size_t M_, K_, N_, nblocks_, tiles_, bmats_;
+  std::vector<size_t> a_off_, b_off_;
+  const float* b_;
+  float* y_;
+  Buffer<float> packed_;       // [bmats][nblocks][K][64], filled at each run
+  Buffer<float> zeros_;        // K zeros (rows past M) and the 64 zero biases
+  Buffer<const float*> ind_;   // [batches][tiles][6] row pointers of A
+  bool ok_ = false;
+};
+
 /// The AVX-512 tile loop (conv_gemm_avx512.cc): output rows of pixel tiles [t0, t1) for output
 /// channel block nb of group g, taps chunked by `chunk_taps`.
 struct GemmConvTask {

@@ -1,15 +1,15 @@
-// Einsum on the cpu backend (ONNX Einsum-12): a contraction of two float32 operands, as
-// attention's and bilinear layers' einsums are written ("bhqd,bhkd->bhqk", "bij,bjk->bik",
-// "...ij,...jk->...ik", "i,j->ij"), runs as one batched Sgemm (eigen_kernels.h). The equation is
-// resolved on the concrete shapes by the reference's own EinsumPlan (kernels/ref/einsum_plan.h).
-// Each label is then a batch label (in both operands and the output), an M label (first operand
-// and output), an N label (second operand and output) or a contracted label (both operands, not
-// the output): A is viewed (or copied, when its dims are in another order) as [batch, M, K], B as
-// [batch, K, N], the product written as [batch, M, N] and copied into the output's order when that
-// differs. The sums run in the Sgemm's order, within Einsum's budget of ref64 ((K + 2) eps
-// sum|w x|). Left to the reference kernel: one operand or three or more, a label repeated within
-// an operand (a diagonal), a label of size 1 broadcast against a larger one, a label summed in one
-// operand only, an empty tensor.
+// Einsum on the cpu backend (ONNX Einsum-12): a contraction of two float32 operands, as attention's
+// and bilinear layers' einsums are written ("bhqd,bhkd->bhqk", "bij,bjk->bik",
+// "...ij,...jk->...ik", "i,j->ij"), runs as one batched product (AddBatchedProduct: the own tile
+// loop or Eigen's). The equation is resolved on the concrete shapes by the reference's own
+// EinsumPlan (kernels/ref/einsum_plan.h). Each label is then a batch label (in both operands and
+// the output), an M label (first operand and output), an N label (second operand and output) or a
+// contracted label (both operands, not the output): A is viewed (or copied, when its dims are in
+// another order) as [batch, M, K], B as [batch, K, N], the product written as [batch, M, N] and
+// copied into the output's order when that differs. The sums run in the product's order, within
+// Einsum's budget of ref64 ((K + 2) eps sum|w x|). Left to the reference kernel: one operand or
+// three or more, a label repeated within an operand (a diagonal), a label of size 1 broadcast
+// against a larger one, a label summed in one operand only, an empty tensor.
 #include <algorithm>
 #include <string>
 
@@ -83,7 +83,7 @@ Status CompileEinsum(Compiler& c, const Node& n) {
   const std::vector<int> prod_order = cat(batch, m, nn);
   float* yp = c.Out(y, Layout::kPlain);
   float* cp = prod_order == p.out ? yp : c.Alloc(B * M * N);
-  AddBatchedSgemm(c, ap, bp, cp, B, M, K, N, [](size_t bi) { return std::make_pair(bi, bi); });
+  TARE_RETURN_IF_ERROR(AddBatchedProduct(c, n, ap, bp, cp, B, M, K, N, [](size_t bi) { return std::make_pair(bi, bi); }, B * M * K, B * K * N));
   if (cp != yp) {
     // The product [batch, M, N] copied into the output's label order.
     Shape ps;

@@ -1,10 +1,13 @@
 // MatMul on run-time operands (or a known B of rank > 2) on the cpu backend: ONNX MatMul-13
-// (numpy.matmul): A (..., M, K) times B (..., K, N), the batch dims broadcast, each batch one Sgemm
-// (eigen_kernels.h), batches and row blocks split over the thread pool. A known 2-D B takes XNNPACK's fully
+// (numpy.matmul): A (..., M, K) times B (..., K, N), the batch dims broadcast: on the own tile
+// loop (BatchedGemm, conv_gemm.h) where the CPU has AVX2 or AVX-512 and the shapes fill its tiles,
+// else each batch one Sgemm (eigen_kernels.h), batches and row blocks split over the thread pool. A known 2-D B takes XNNPACK's fully
 // connected operator instead (gemm.cc). Rank-1 operands and empty tensors run the reference.
 #include <algorithm>
+#include <tuple>
 
 #include "backends/cpu/ops.h"
+#include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/eigen_kernels.h"
 
 namespace tare::cpu {
@@ -22,7 +25,10 @@ void Sgemm(const float* a, size_t lda, const float* b, size_t ldb, float* c, siz
   }
 }
 
-void AddBatchedSgemm(Compiler& c, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K, size_t N,
+namespace {
+
+/// The product on Eigen's Sgemm: one task per (batch, block of rows).
+void AddEigenBatched(Compiler& c, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K, size_t N,
                      std::function<std::pair<size_t, size_t>(size_t)> offsets) {
   // Tasks: (batch, block of rows); a block is at least 16 rows and about 2^18 multiply-adds.
   const size_t rows = std::min(M, std::max<size_t>(16, (size_t(1) << 18) / std::max<size_t>(1, K * N)));
@@ -38,6 +44,44 @@ void AddBatchedSgemm(Compiler& c, const float* ap, const float* bp, float* yp, s
     });
     return Status::Ok();
   });
+}
+
+/// The product on BatchedGemm (conv_gemm.h), Eigen's where an operand holds NaN or inf.
+Status AddOwnBatchedGemm(Compiler& c, const Node& n, const float* ap, const float* bp, float* yp, size_t M, size_t K, size_t N,
+                         std::vector<size_t> a_off, std::vector<size_t> b_off, size_t a_count, size_t b_count) {
+  std::vector<size_t> ao = a_off, bo = b_off;
+  auto g = std::make_shared<BatchedGemm>(M, K, N, std::move(a_off), std::move(b_off), ap, bp, yp);
+  if (!g->ok()) return Status::Error(n.Where() + ": out of memory for the batched product's buffers");
+  c.Hold(g);
+  const BatchedGemm* raw = g.get();
+  ThreadPool* pool = c.pool();
+  const size_t batches = ao.size();
+  // The tile loop's clamp would turn a NaN into -inf: operands holding NaN or inf take Eigen's
+  // product (which keeps them) instead.
+  c.Add([=] {
+    if (AllFinite(ap, a_count) && AllFinite(bp, b_count)) {
+      raw->Run(pool);
+      return Status::Ok();
+    }
+    pool->ParallelFor(batches, 1, [&](size_t b0, size_t b1) {
+      for (size_t bi = b0; bi < b1; ++bi) Sgemm(ap + ao[bi] * M * K, K, bp + bo[bi] * K * N, N, yp + bi * M * N, N, M, K, N);
+    });
+    return Status::Ok();
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status AddBatchedProduct(Compiler& c, const Node& n, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K,
+                         size_t N, std::function<std::pair<size_t, size_t>(size_t)> offsets, size_t a_count, size_t b_count) {
+  if (!BatchedGemm::Worth(M, K, N)) {
+    AddEigenBatched(c, ap, bp, yp, batches, M, K, N, std::move(offsets));
+    return Status::Ok();
+  }
+  std::vector<size_t> ao(batches), bo(batches);
+  for (size_t bi = 0; bi < batches; ++bi) std::tie(ao[bi], bo[bi]) = offsets(bi);
+  return AddOwnBatchedGemm(c, n, ap, bp, yp, M, K, N, std::move(ao), std::move(bo), a_count, b_count);
 }
 
 Status CompileBatchedMatMul(Compiler& c, const Node& n) {
@@ -68,7 +112,7 @@ Status CompileBatchedMatMul(Compiler& c, const Node& n) {
   const float* ap = c.In(a, Layout::kPlain);
   const float* bp = c.In(b, Layout::kPlain);
   float* yp = c.Out(y, Layout::kPlain);
-  AddBatchedSgemm(c, ap, bp, yp, batches, M, K, N, [=](size_t bi) {
+  auto offsets = [=](size_t bi) {
     size_t rem = bi, oa = 0, ob = 0;
     for (size_t d = rank; d-- > 0;) {
       const size_t i = rem % dims[d];
@@ -77,7 +121,9 @@ Status CompileBatchedMatMul(Compiler& c, const Node& n) {
       ob += i * sb[d];
     }
     return std::make_pair(oa, ob);
-  });
+  };
+  TARE_RETURN_IF_ERROR(AddBatchedProduct(c, n, ap, bp, yp, batches, M, K, N, offsets, static_cast<size_t>(c.slot(a).numel()),
+                                         static_cast<size_t>(c.slot(b).numel())));
   c.Done(y);
   return Status::Ok();
 }

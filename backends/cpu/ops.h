@@ -84,14 +84,16 @@ Status CompileGemm(Compiler& c, const Node& n);
 Status CompileBatchedMatMul(Compiler& c, const Node& n);
 /// Adds a step: for each batch bi < batches, y[bi] (M x N, row-major, contiguous batches) =
 /// A (M x K) times B (K x N), A and B row-major at offsets(bi) = (a's, b's) in matrices from ap
-/// and bp; one Sgemm per (batch, block of rows), split over the pool (matmul.cc).
-void AddBatchedSgemm(Compiler& c, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K, size_t N,
-                     std::function<std::pair<size_t, size_t>(size_t)> offsets);
+/// and bp (a_count and b_count floats in all): on BatchedGemm's tile loop where it is worth it
+/// (operands with NaN or inf then take Eigen's), else one Sgemm per (batch, block of rows), split
+/// over the pool (matmul.cc). Errors: out of memory for the packing buffers (names n).
+Status AddBatchedProduct(Compiler& c, const Node& n, const float* ap, const float* bp, float* yp, size_t batches, size_t M, size_t K,
+                         size_t N, std::function<std::pair<size_t, size_t>(size_t)> offsets, size_t a_count, size_t b_count);
 /// Adds a step: y (dims od, row-major) = x[base + sum_k i_k * is[k]], rows of the last dim split
 /// over the pool, a memcpy per row where that dim is contiguous (is = 1); strides may be negative
 /// (layout_ops.cc).
 void AddStridedCopy(Compiler& c, const float* xp, int64_t base, const std::vector<int64_t>& od, const std::vector<int64_t>& is, float* yp);
-/// ONNX Einsum-12 of two float32 operands as one batched Sgemm (einsum.cc).
+/// ONNX Einsum-12 of two float32 operands as one batched product (einsum.cc).
 bool SupportsEinsum(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileEinsum(Compiler& c, const Node& n);
 bool SupportsSoftmax(const Node& n, const Graph& g, const GraphInfo& info);

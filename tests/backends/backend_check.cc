@@ -1,6 +1,8 @@
 // The shared fast-backend test harness (backend_check.h).
 #include "tests/backends/backend_check.h"
 
+#include "compare/budget.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -68,6 +70,13 @@ bool CheckOn(const std::string& backend, const Node& node, const std::vector<Ten
   REQUIRE(r32.ok());
   std::vector<Tensor> scale;
   if (abs_scale) scale = Run(node, scale_in, DType::kFloat64).value();
+  if (PlanBudget(node, inputs.size()).scale == BudgetScale::kNormTerms) {
+    // LayerNormalization: the magnitude of the terms (compare/budget.h), as `tare compare` uses.
+    const std::vector<double> terms = NormTermScale(node, inputs);
+    REQUIRE(static_cast<int64_t>(terms.size()) == inputs[0].numel());
+    scale = {Tensor::Alloc(DType::kFloat64, inputs[0].shape).value()};
+    std::copy(terms.begin(), terms.end(), scale[0].as<double>());
+  }
   for (int threads : {1, 2}) {
     CAPTURE(threads);
     std::string ran_on;
@@ -76,7 +85,7 @@ bool CheckOn(const std::string& backend, const Node& node, const std::vector<Ten
     if (!r.ok()) FAIL_CHECK(r.status().message());
     REQUIRE(r.ok());
     CHECK(ran_on == (expect_on.empty() ? backend : expect_on));
-    Within(backend, node, (*r)[0].tensor, (*r64)[0], k, abs_scale ? &scale[0] : nullptr);
+    Within(backend, node, (*r)[0].tensor, (*r64)[0], k, scale.empty() ? nullptr : &scale[0]);
   }
   return true;
 }
@@ -103,6 +112,13 @@ void CheckAfterConv(const std::string& backend, const Node& node, const std::vec
   REQUIRE(r64.ok());
   std::vector<Tensor> scale;
   if (abs_scale) scale = Run(node, scale_in, DType::kFloat64).value();
+  if (PlanBudget(node, inputs.size()).scale == BudgetScale::kNormTerms) {
+    // LayerNormalization: the magnitude of the terms (compare/budget.h), as `tare compare` uses.
+    const std::vector<double> terms = NormTermScale(node, inputs);
+    REQUIRE(static_cast<int64_t>(terms.size()) == inputs[0].numel());
+    scale = {Tensor::Alloc(DType::kFloat64, inputs[0].shape).value()};
+    std::copy(terms.begin(), terms.end(), scale[0].as<double>());
+  }
   for (int threads : {1, 2}) {
     G g;
     int x = g.Input("x", s);

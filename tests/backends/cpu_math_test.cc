@@ -109,7 +109,7 @@ TEST_CASE("cpu runs the transformer op cases (op_cases.h) within their budgets o
   // XNNPACK; the batched one Eigen's product. Each case must run on cpu.
   for (const OpCase& c : TransformerOpCases()) {
     CAPTURE(c.name);
-    const bool dot = c.node.op == "MatMul" || c.node.op == "Conv";
+    const bool dot = c.node.op == "MatMul" || c.node.op == "Conv" || c.node.op == "Einsum";
     CHECK(CheckOn("cpu", c.node, c.inputs, c.k, dot ? AbsAll(c.inputs) : std::vector<Tensor>{}));
   }
 }
@@ -582,6 +582,33 @@ TEST_CASE("cpu MatMul on run-time operands: batched, broadcast, against a double
             if (std::fabs(y - s) > (K + 2) * kEps32 * sabs + 1e-38 && ++bad <= 3) FAIL_CHECK("batch " << bi << " (" << i << ", " << j << "): " << y << " want " << s);
           }
       }
+      CHECK(bad == 0);
+    }
+  }
+  // A NaN or inf in an operand: the own tile loop's clamp would make a NaN -inf, so such runs take
+  // Eigen's product: the NaN's row (of A) or column (of B) is NaN, the rest finite (and a finite
+  // run after it takes the tile loop again).
+  for (int which = 0; which < 2; ++which) {
+    CAPTURE(which);
+    const Shape as = {3, 20, 64}, bs = {3, 64, 40};
+    Tensor a = RandF32(as, rng), b = RandF32(bs, rng);
+    float* poisoned = which == 0 ? a.as<float>() + 20 * 64 + 5 * 64 + 7  // batch 1, row 5
+                                 : b.as<float>() + 2 * 64 * 40 + 9 * 40 + 11;  // batch 2, column 11
+    NodeOf n("MatMul");
+    G g;
+    g.g->outputs.push_back(g.Add(n, {g.Input("a", as), g.Input("b", bs)}, "y"));
+    std::unique_ptr<Session> s = MakeSession(g.g, "cpu", 2);
+    for (bool nan_in : {true, false}) {
+      *poisoned = nan_in ? std::numeric_limits<float>::quiet_NaN() : 0.5f;
+      const Tensor y = RunS(*s, {{"a", a}, {"b", b}})[0].tensor;
+      int bad = 0;
+      for (int64_t bi = 0; bi < 3; ++bi)
+        for (int64_t i = 0; i < 20; ++i)
+          for (int64_t j = 0; j < 40; ++j) {
+            const bool nan = nan_in && ((which == 0 && bi == 1 && i == 5) || (which == 1 && bi == 2 && j == 11));
+            const float v = y.as<float>()[(bi * 20 + i) * 40 + j];
+            if ((nan ? !std::isnan(v) : !std::isfinite(v)) && ++bad <= 3) FAIL_CHECK("batch " << bi << " (" << i << ", " << j << "): " << v);
+          }
       CHECK(bad == 0);
     }
   }

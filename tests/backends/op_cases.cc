@@ -1,5 +1,6 @@
 #include "tests/backends/op_cases.h"
 
+#include <functional>
 #include <random>
 
 namespace tare::test {
@@ -177,6 +178,16 @@ std::vector<OpCase> BuildTransformer() {
       Op("Conv", {{"group", IntAttr(96)}, {"pads", IntsAttr({3, 3, 3, 3})}}),
       {Uniform({1, 96, 56, 56}, g), Uniform({96, 1, 7, 7}, g), Uniform({96}, g)}, 49, 49);
   add("efficientnet_b0/stage2.sigmoid", Op("Sigmoid"), {Uniform({1, 96, 112, 112}, g)}, 1, 0);
+  add("vit_b_16/ln.layernorm17", Op("LayerNormalization", {{"axis", IntAttr(-1)}}),
+      {Uniform({1, 197, 768}, g), Uniform({768}, g), Uniform({768}, g)}, 768, 0);
+  add("vit_b_16/attn.qk.einsum", Op("Einsum", {{"equation", StrAttr("bhqd,bhkd->bhqk")}}),
+      {Uniform({1, 12, 197, 64}, g), Uniform({1, 12, 197, 64}, g)}, 64, 64);
+  Tensor mask = Tensor::Alloc(DType::kBool, {1, 1, 197, 197}).value();
+  for (int64_t i = 0; i < mask.numel(); ++i) mask.as<uint8_t>()[i] = (i % 197) <= (i / 197);  // causal
+  Tensor neg = Tensor::Alloc(DType::kFloat32, {}).value();
+  neg.as<float>()[0] = -1e9f;
+  add("gpt_style/attn.mask.where", Op("Where"), {mask, Uniform({1, 12, 197, 197}, g), neg}, 1, 0);
+  add("mobilenet_v3/hardsigmoid", Op("HardSigmoid", {{"alpha", FloatAttr(1.0f / 6)}}), {Uniform({1, 16, 112, 112}, g)}, 1, 0);
   for (OpCase& c : t) {
     c.node.name = c.name;
     c.node.outputs = {0};
@@ -188,6 +199,87 @@ std::vector<OpCase> BuildTransformer() {
 
 const std::vector<OpCase>& PerfOpCases() {
   static const std::vector<OpCase> table = Build();
+  return table;
+}
+
+namespace {
+
+/// A graph under construction for ChainCases: the input "x", constants, nodes with one float32
+/// output each.
+struct Chain {
+  std::shared_ptr<Graph> g = std::make_shared<Graph>();
+  int Value(const std::string& name, const Tensor* constant, const Shape& shape) {
+    tare::Value v;
+    v.name = name;
+    v.dtype = DType::kFloat32;
+    v.shape = shape;
+    v.has_shape = !shape.empty() || constant;
+    if (constant) {
+      v.is_constant = true;
+      v.constant = *constant;
+    }
+    return g->AddValue(v);
+  }
+  int Const(const Tensor& t) { return Value("c" + std::to_string(g->values.size()), &t, t.shape); }
+  int Scalar(float f) {
+    Tensor t = Tensor::Alloc(DType::kFloat32, {}).value();
+    t.as<float>()[0] = f;
+    return Const(t);
+  }
+  int Add(Node n, std::vector<int> ins) {
+    n.inputs = std::move(ins);
+    n.name = n.op + "_" + std::to_string(g->nodes.size());
+    n.outputs = {Value(n.name + ":0", nullptr, {})};
+    g->nodes.push_back(n);
+    return n.outputs[0];
+  }
+};
+
+ChainCase MakeChain(const std::string& name, const Shape& xs, std::mt19937& rng, const std::function<int(Chain&, int)>& body) {
+  Chain c;
+  const int x = c.Value("x", nullptr, xs);
+  c.g->inputs = {x};
+  c.g->outputs = {body(c, x)};
+  return {name, c.g, Uniform(xs, rng)};
+}
+
+std::vector<ChainCase> BuildChains() {
+  std::mt19937 g(2424);
+  std::vector<ChainCase> t;
+  t.push_back(MakeChain("vit_b_16/layernorm.decomposed", {1, 197, 768}, g, [&](Chain& c, int x) {
+    Node mean = Op("ReduceMean", {{"axes", IntsAttr({-1})}});
+    const int d = c.Add(Op("Sub"), {x, c.Add(mean, {x})});
+    const int v = c.Add(mean, {c.Add(Op("Pow"), {d, c.Scalar(2)})});
+    const int n = c.Add(Op("Div"), {d, c.Add(Op("Sqrt"), {c.Add(Op("Add"), {v, c.Scalar(1e-6f)})})});
+    return c.Add(Op("Add"), {c.Add(Op("Mul"), {n, c.Const(Uniform({768}, g))}), c.Const(Uniform({768}, g))});
+  }));
+  t.push_back(MakeChain("vit_b_16/gelu.erf", {1, 197, 3072}, g, [&](Chain& c, int x) {
+    const int e = c.Add(Op("Erf"), {c.Add(Op("Div"), {x, c.Scalar(1.41421356f)})});
+    return c.Add(Op("Mul"), {c.Add(Op("Mul"), {x, c.Add(Op("Add"), {e, c.Scalar(1)})}), c.Scalar(0.5f)});
+  }));
+  t.push_back(MakeChain("bert_encoder/gelu.tanh", {1, 128, 1024}, g, [&](Chain& c, int x) {
+    const int cube = c.Add(Op("Mul"), {x, c.Add(Op("Mul"), {x, x})});
+    const int inner = c.Add(Op("Add"), {x, c.Add(Op("Mul"), {c.Scalar(0.044715f), cube})});
+    const int th = c.Add(Op("Tanh"), {c.Add(Op("Mul"), {c.Scalar(0.7978845608f), inner})});
+    return c.Add(Op("Mul"), {c.Scalar(0.5f), c.Add(Op("Mul"), {x, c.Add(Op("Add"), {c.Scalar(1), th})})});
+  }));
+  t.push_back(MakeChain("efficientnet_b0/silu", {1, 96, 112, 112}, g,
+                        [&](Chain& c, int x) { return c.Add(Op("Mul"), {x, c.Add(Op("Sigmoid"), {x})}); }));
+  t.push_back(MakeChain("mobilenet_v3/hard_swish.keras", {1, 16, 112, 112}, g, [&](Chain& c, int x) {
+    const int r = c.Add(Op("Clip"), {c.Add(Op("Add"), {x, c.Scalar(3)}), c.Scalar(0), c.Scalar(6)});
+    return c.Add(Op("Mul"), {x, c.Add(Op("Div"), {r, c.Scalar(6)})});
+  }));
+  t.push_back(MakeChain("vit_b_16/attention", {1, 12, 197, 64}, g, [&](Chain& c, int q) {
+    const int s = c.Add(Op("Div"), {c.Add(Op("MatMul"), {q, c.Const(Uniform({1, 12, 64, 197}, g))}), c.Scalar(8)});
+    return c.Add(Op("MatMul"), {c.Add(Op("Softmax", {{"axis", IntAttr(-1)}}), {s}), c.Const(Uniform({1, 12, 197, 64}, g))});
+  }));
+  return t;
+}
+
+}  // namespace
+
+const std::vector<ChainCase>& ChainCases() {
+  static const std::vector<ChainCase> table = BuildChains();
   return table;
 }
 

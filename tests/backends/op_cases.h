@@ -31,6 +31,19 @@ const std::vector<OpCase>& PerfOpCases();
 /// one), timed by bench/op_bench.cc.
 const std::vector<OpCase>& TransformerOpCases();
 
+/// A chain of nodes one fused step computes on the fast backends (issue 23), as PyTorch, Keras or
+/// a transformer exports it, at a model's shape: the graph (run-time input "x", constants inside,
+/// one output) and its input. Timed by bench/op_bench.cc beside the ops run one by one; each
+/// fusion's results are tested in tests/backends/cpu_math_test.cc and onednn_test.cc.
+struct ChainCase {
+  std::string name;  ///< "<model>/<chain>", e.g. "vit_b_16/layernorm.decomposed"
+  std::shared_ptr<Graph> graph;
+  Tensor x;
+};
+/// LayerNorm (9 nodes), erf Gelu (5), tanh Gelu (9), SiLU (2), hard_swish (4) and attention's
+/// MatMul, Div, Softmax, MatMul, built once from a fixed seed.
+const std::vector<ChainCase>& ChainCases();
+
 /// A graph of the case's node alone: input 0 is the graph input "x", the others constants; one
 /// float32 output "y". Fills *feed with the input tensor.
 std::shared_ptr<Graph> CaseGraph(const OpCase& c, Tensor* feed);

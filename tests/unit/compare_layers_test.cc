@@ -113,6 +113,37 @@ std::string CreateError(const std::shared_ptr<Model>& m, SessionOptions o) {
 
 }  // namespace
 
+TEST_CASE("budget: LayerNormalization's scale is its terms' magnitude, computed by hand") {
+  // x = 1 2 3 6 (one block of K = 4): mean 3, var (4 + 1 + 0 + 9) / 4 = 3.5, epsilon 0.5, so
+  // sd = 2. Scale 1 -1 2 4, B 1 1 -1 -6: y = (x - 3) / 2 * Scale + B = 0, 1.5, -1, 0.
+  // Terms' magnitude (|x| + |mean|) |Scale| / sd + |B| = 3, 3.5, 7, 24.
+  GraphBuilder b;
+  int x = b.Input("x", DType::kFloat32, {1, 4});
+  int sc = b.Input("scale", DType::kFloat32, {4});
+  int bb = b.Input("b", DType::kFloat32, {4});
+  b.g.outputs = b.Op("LayerNormalization", {x, sc, bb});
+  b.g.nodes[0].attrs["epsilon"] = FloatAttr(0.5f);
+  const Node& n = b.g.nodes[0];
+  std::vector<Tensor> in = {F32({1, 4}, {1, 2, 3, 6}), F32({4}, {1, -1, 2, 4}), F32({4}, {1, 1, -1, -6})};
+  CHECK(PlanBudget(n, 3).scale == BudgetScale::kNormTerms);
+  const std::vector<double> terms = NormTermScale(n, in);
+  REQUIRE(terms.size() == 4);
+  const double want_terms[] = {3, 3.5, 7, 24};
+  for (size_t i = 0; i < 4; ++i) CHECK(terms[i] == doctest::Approx(want_terms[i]).epsilon(1e-12));
+  // Units (2K + 8) = 16: the bound of element 3 (y = 0) is 16 eps 24 + FLT_MIN, not FLT_MIN.
+  const double unit = 16 / 16777216.0;
+  Tensor want = Make(DType::kFloat64, {1, 4}, {0, 1.5, -1, 0});
+  Result<BudgetCheck> c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 4}, {0, 1.5, -1, 0.5 * unit * 24})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->units == 16);
+  CHECK(c->ratio == doctest::Approx(0.5).epsilon(1e-6));
+  c = CheckBudget(b.g, n, in, {Make(DType::kFloat64, {1, 4}, {0, 1.5, -1, 3 * unit * 24})}, {want}, {});
+  REQUIRE(c.ok());
+  CHECK(c->ratio == doctest::Approx(3).epsilon(1e-6));
+  // Scale broadcast otherwise (two values for a block of four): no terms' scale, |y| as before.
+  CHECK(NormTermScale(n, {in[0], F32({2}, {1, 1}), in[2]}).empty());
+}
+
 TEST_CASE("budget: MatMul's bound computed by hand, within and beyond") {
   // x [1,4] = 1 2 3 4, w [4,1] = 1 -1 1 -1: y = -2, sum|w x| = 10. MatMul's budget (kBudgetDot):
   // (2 + K) eps sum|w x| with K = 4, eps = 2^-24: bound = 6 * 10 * 2^-24 + FLT_MIN.
