@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/common/patterns.h"
 #include "backends/onednn/op_util.h"
 #include "kernels/ref/conv_geometry.h"
 
@@ -142,8 +143,22 @@ bool SupportsUnary(const Node& n, const Graph& g, const GraphInfo& info) { retur
 
 Status CompileUnary(Compiler& c, const Node& n) {
   Elt e;
-  const int x = n.inputs[0], y = n.outputs[0];
+  const int x = n.inputs[0];
+  int y = n.outputs[0];
   if (!EltOf(c, n, &e) || c.shape(x) != c.shape(y)) return c.CompileRef(n);
+  // SiLU as PyTorch exports nn.SiLU (Sigmoid(x), then Mul by x in either order; the Sigmoid's
+  // output read only by the Mul): one eltwise_swish (x * sigmoid(x); within the two nodes'
+  // budgets, tests/backends/onednn_test.cc).
+  if (n.op == "Sigmoid") {
+    const Node* mul = patterns::Ahead(c, 1);
+    if (mul && mul->op == "Mul" && patterns::Private(c, y, 1) && patterns::Other(*mul, y) == x && c.F32(mul->outputs[0]) &&
+        c.shape(mul->outputs[0]) == c.shape(x)) {
+      e.alg = algorithm::eltwise_swish;
+      e.alpha = 1.0f;
+      c.AbsorbNext();
+      y = mul->outputs[0];
+    }
+  }
   memory src = c.Current(x);
   dnnl::eltwise_forward::desc d(prop_kind::forward_inference, e.alg, src.get_desc(), e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(d, c.engine());

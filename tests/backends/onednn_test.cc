@@ -318,6 +318,44 @@ TEST_CASE("onednn LayerNormalization-17 (axis -1 and -2, with and without B): ag
   }
 }
 
+TEST_CASE("onednn runs SiLU (Sigmoid, then Mul by its input) as eltwise_swish: against double") {
+  // -100..100 in steps of about 0.01, the edges of exp's range and of float; a NaN (the chain's
+  // NaN/inf guard then runs it on the reference kernels) in a second run.
+  std::vector<double> xs;
+  for (int i = -10000; i <= 10000; ++i) xs.push_back(i * 0.0100007);
+  for (double v : {-1e30, -3.4e38, 3.4e38, 1e30, -87.5, -88.8, 88.8, 1e-40, -1e-40, 0.0}) xs.push_back(v);
+  const Tensor x0 = F32({1, static_cast<int64_t>(xs.size())}, xs);
+  for (bool nan : {false, true}) {
+    CAPTURE(nan);
+    Tensor x = F32({1, static_cast<int64_t>(xs.size())}, xs);
+    if (nan) x.as<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+    G g;
+    const int in = g.Input("x", x.shape);
+    g.g->outputs = {g.Add(NodeOf("Mul"), {in, g.Add(NodeOf("Sigmoid"), {in}, "s")}, "y")};
+    for (int threads : {1, 2}) {
+      auto s = MakeSession(g.g, kBackend, threads);
+      std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+      CHECK(s->Notes()[1].rfind("fused into", 0) == 0);
+      for (const auto& [node, where] : s->Placement()) CHECK(where == kBackend);
+      int bad = 0;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x.as<float>()[i], y = got[0].tensor.as<float>()[i];
+        if (std::isnan(v)) {
+          CHECK(std::isnan(y));
+          continue;
+        }
+        const double want = v / (1.0 + std::exp(-v));
+        // Sigmoid's budget (8 eps |s| + FLT_MIN) times |x| by the Mul, and the Mul's rounding;
+        // the floor 1.5 FLT_MIN: oneDNN's logistic, and its swish, flush sigmoid(x) <= 1.41
+        // FLT_MIN to 0 (x in [-87.34, -86.99], docs/FINDINGS.md F5).
+        const double tol = 16 * kEps32 * std::fabs(want) + 1.5 * std::numeric_limits<float>::min() * (1 + std::fabs(v));
+        if (!(std::fabs(y - want) <= tol) && ++bad <= 3) FAIL_CHECK("SiLU(" << v << ") = " << y << ", want " << want);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
