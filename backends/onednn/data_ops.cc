@@ -82,6 +82,33 @@ Status CompileSlice(Compiler& c, const Node& n) {
   return Status::Ok();
 }
 
+/// ONNX Split-18: each output a reorder from x viewed at its part along the axis (x's strides)
+/// into the output row-major. Absent, empty or non-float outputs and rank over DNNL_MAX_NDIMS run
+/// the reference kernel.
+Status CompileSplit(Compiler& c, const Node& n) {
+  const int x = n.inputs[0];
+  const Shape& xs = c.shape(x);
+  const int64_t r = static_cast<int64_t>(xs.size());
+  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", 0));
+  if (axis < 0) axis += r;
+  if (!c.F32(x) || r == 0 || r > DNNL_MAX_NDIMS || axis < 0 || axis >= r) return c.CompileRef(n);
+  for (int y : n.outputs)  // an absent output still takes its part: the reference splits
+    if (y < 0 || c.shape(y).size() != xs.size() || !c.F32(y)) return c.CompileRef(n);  // F32: not empty either
+  memory::dims xst(static_cast<size_t>(r), 1);
+  for (int64_t i = r - 1; i > 0; --i) xst[size_t(i - 1)] = xst[size_t(i)] * xs[size_t(i)];
+  float* xp = static_cast<float*>(c.Plain(x).get_data_handle());
+  int64_t start = 0;  // along axis: the outputs' extents follow each other (shape inference)
+  for (int y : n.outputs) {
+    const memory::dims yd = Dims(c.shape(y));
+    memory src(memory::desc(yd, dt::f32, xst), c.engine(), xp + start * xst[size_t(axis)]);
+    memory dst = View(c, c.Out(y, c.PlainDesc(y), {x}), RowMajor(yd));
+    c.Add(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder (split)");
+    start += yd[size_t(axis)];
+    c.Done(y);
+  }
+  return Status::Ok();
+}
+
 // ---- ReduceMean (ONNX ReduceMean-13 with `axes` as an attribute, ReduceMean-18 as an input) --
 
 namespace {

@@ -64,6 +64,8 @@ bool SupportsTranspose(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileTranspose(Compiler& c, const Node& n);
 bool SupportsSlice(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileSlice(Compiler& c, const Node& n);
+/// Split (claimed as cpu's: float data, known split sizes): a reorder per output.
+Status CompileSplit(Compiler& c, const Node& n);
 bool SupportsGather(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileGather(Compiler& c, const Node& n);
 bool SupportsReduceMean(const Node& n, const Graph& g, const GraphInfo& info);

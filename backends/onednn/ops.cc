@@ -916,6 +916,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"Transpose"}, SupportsTranspose, CompileTranspose},
       {{"Erf"}, SupportsErf, CompileErf},
       {{"Slice"}, SupportsSlice, CompileSlice},
+      {{"Split"}, FloatDataKnownParams, CompileSplit},
       {{"Gather"}, SupportsGather, CompileGather},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
       {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},

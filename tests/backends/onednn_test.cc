@@ -356,6 +356,48 @@ TEST_CASE("onednn runs SiLU (Sigmoid, then Mul by its input) as eltwise_swish: a
   }
 }
 
+TEST_CASE("onednn Split: a reorder per output, the parts copied exactly") {
+  std::mt19937 rng(1818);
+  const Shape xs = {2, 7, 5};
+  const Tensor x = RandF32(xs, rng);
+  for (int64_t axis : {1, -1}) {
+    CAPTURE(axis);
+    const int64_t a = axis < 0 ? axis + 3 : axis;
+    const std::vector<int64_t> parts = a == 1 ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{1, 2, 2};
+    NodeOf n("Split");
+    n.Attr("axis", axis);
+    G g;
+    const int in = g.Input("x", xs);
+    const int first = g.Add(n, {in, g.Const("split", I64({static_cast<int64_t>(parts.size())}, parts))}, "y",
+                            static_cast<int>(parts.size()));
+    for (size_t k = 0; k < parts.size(); ++k) {
+      g.g->values[first + static_cast<int>(k)].dtype = DType::kFloat32;
+      g.g->outputs.push_back(first + static_cast<int>(k));
+    }
+    auto s = MakeSession(g.g, kBackend, 1);
+    std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
+    CHECK(s->Placement()[0].second == kBackend);
+    CHECK(s->Notes()[0] != "reference kernel");
+    int64_t start = 0;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const Tensor& y = got[k].tensor;
+      Shape want_shape = xs;
+      want_shape[size_t(a)] = parts[k];
+      REQUIRE(y.shape == want_shape);
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        int64_t rem = i, idx[3];
+        for (int d = 2; d >= 0; --d) {
+          idx[d] = rem % want_shape[size_t(d)];
+          rem /= want_shape[size_t(d)];
+        }
+        idx[a] += start;
+        CHECK(y.as<float>()[i] == x.as<float>()[(idx[0] * xs[1] + idx[1]) * xs[2] + idx[2]]);
+      }
+      start += parts[k];
+    }
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
