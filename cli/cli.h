@@ -57,4 +57,18 @@ struct BenchArgs {
 /// Runs `tare bench`; returns the exit status.
 int CmdBench(const BenchArgs& args);
 
+/// Arguments of `tare fuzz` (see cli/fuzz.cc).
+struct FuzzArgs {
+  double seconds = 60;
+  uint64_t seed = 1;
+  int64_t max_models = 0;  ///< 0: no limit
+  int max_nodes = 8;
+  std::vector<std::string> backends = {"ref", "cpu", "onednn"};
+  std::vector<std::string> peers;
+  std::string out;
+  bool no_reduce = false;
+};
+/// Runs `tare fuzz`; returns the exit status (1 when a tare backend has a finding).
+int CmdFuzz(const FuzzArgs& args);
+
 }  // namespace tare_cli

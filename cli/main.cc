@@ -481,6 +481,18 @@ int main(int argc, char** argv) {
   bench->add_option("--json", bench_args.json, "also write the results as one JSON object");
   bench->add_option("--from", bench_args.from, "source format when MODEL is not .tare");
 
+  FuzzArgs fz;
+  std::string fz_backends = "ref,cpu,onednn", fz_peers;
+  auto* fuzz = app.add_subcommand("fuzz", "generate random valid models, run them on ref64, tare's backends and peers, reduce what differs");
+  fuzz->add_option("--seconds", fz.seconds, "time budget in seconds (default 60)");
+  fuzz->add_option("--seed", fz.seed, "seed of the run: the same seed gives the same models (default 1)");
+  fuzz->add_option("--max-models", fz.max_models, "stop after this many models (default: no limit)")->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  fuzz->add_option("--max-nodes", fz.max_nodes, "nodes per generated model, at most (default 8)");
+  fuzz->add_option("--backends", fz_backends, "tare backends under test, comma-separated (default ref,cpu,onednn; the oracle is ref64)");
+  fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime through node.js and bench/peers)");
+  fuzz->add_option("--out", fz.out, "folder for findings/, summary.json and index.html (new or empty)");
+  fuzz->add_flag("--no-reduce", fz.no_reduce, "keep findings' models as generated");
+
   bool ops_markdown = false;
   auto* ops = app.add_subcommand("ops", "list the ops tare implements");
   ops->add_flag("--markdown", ops_markdown, "print docs/OPS.md");
@@ -516,6 +528,11 @@ int main(int argc, char** argv) {
         }
       }
       return CmdCompare(cmp);
+    }
+    if (*fuzz) {
+      fz.backends = SplitList(fz_backends);
+      fz.peers = SplitList(fz_peers);
+      return CmdFuzz(fz);
     }
     if (*bench) {
       bench_args.backends = SplitList(bench_backend);

@@ -61,8 +61,16 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
     p.no_budget = "Attention's budget depends on its score magnitudes (runtime/ops/specs.h), not evaluated per node";
     return p;
   }
-  if (node.op == "Softmax") {
+  if (node.op == "Softmax" || node.op == "LogSoftmax") {
     p.scale = BudgetScale::kSoftmaxSpread;
+    return p;
+  }
+  if (node.op == "ReduceLogSumExp") {
+    // log sum exp(x) = max + log sum exp(x - max): the terms |max| and the log, both at most the
+    // op on |x| (which is at least max|x| and at least log K).
+    p.scale = BudgetScale::kAbsInputs;
+    p.abs_inputs.assign(n_inputs, 0);
+    if (n_inputs > 0) p.abs_inputs[0] = 1;
     return p;
   }
   if (node.op == "LayerNormalization") {
@@ -94,6 +102,7 @@ BudgetPlan PlanBudget(const Node& node, size_t n_inputs) {
   if (spec->budget.cK > 0 && spec->budget.c0 == 2) {
     p.scale = BudgetScale::kAbsInputs;
     p.abs_inputs.assign(n_inputs, 1);
+    p.abs_attrs = node.op == "Gemm";  // alpha and beta: a negative one would cancel the terms
     if (node.op == "DeformConv" && n_inputs > 2) p.abs_inputs[2] = 0;  // offsets are positions, not terms
   }
   return p;
@@ -233,6 +242,16 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
       }
   }
   const std::vector<double> norm_terms = plan.scale == BudgetScale::kNormTerms ? NormTermScale(node, inputs) : std::vector<double>{};
+  // sqrt(FLT_MAX) and sqrt(FLT_MIN): squares of larger values overflow float32, of smaller ones flush.
+  constexpr double kSqrtMax = 1.8446744e19, kSqrtMin = 1.0842022e-19;
+  bool squares_leave_range = false;
+  if (Is(node, {"ReduceL2", "ReduceSumSquare", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
+                "MeanVarianceNormalization", "LpNormalization", "RMSNormalization"}) &&
+      !inputs.empty() && inputs[0].is_tensor() && inputs[0].data && IsReal(inputs[0].dtype)) {
+    double m = 0;
+    for (int64_t i = 0; i < inputs[0].numel(); ++i) m = std::max(m, std::fabs(ReadDouble(inputs[0], i)));
+    squares_leave_range = m > kSqrtMax || (m > 0 && m < kSqrtMin);
+  }
   for (size_t o = 0; o < got.size(); ++o) {
     const Tensor &y = got[o], &y64 = want[o];
     if (!y.is_tensor() || !y64.is_tensor()) {
@@ -261,10 +280,24 @@ Result<BudgetCheck> CheckBudget(const Graph& graph, const Node& node, const std:
         if (plan.scale == BudgetScale::kMaxInput) s = std::max(s, max_in);
         if (o == 0 && static_cast<size_t>(i) < norm_terms.size() && std::isfinite(norm_terms[static_cast<size_t>(i)]))
           s = std::max(s, norm_terms[static_cast<size_t>(i)]);
-        if (plan.scale == BudgetScale::kSoftmaxSpread && static_cast<size_t>(i) < spread.size() && std::isfinite(spread[static_cast<size_t>(i)]))
-          s *= 1 + spread[static_cast<size_t>(i)] / c.units;
+        if (plan.scale == BudgetScale::kSoftmaxSpread && static_cast<size_t>(i) < spread.size() && std::isfinite(spread[static_cast<size_t>(i)])) {
+          const double d = spread[static_cast<size_t>(i)];
+          // LogSoftmax y = (x - max) - log sum: its terms' magnitude d + |log sum| = d + |d + y|,
+          // plus 1 for the log of the rounded sum (>= 1): an absolute error of eps per rounding.
+          s = node.op == "LogSoftmax" ? std::max(s, d + std::fabs(d + w) + 1) : s * (1 + d / c.units);
+        }
         const double bound = c.units * kEps32 * s + FLT_MIN + narrow * std::fabs(w) + narrow_floor;
         r = std::isinf(g) || std::isinf(w) ? INFINITY : std::fabs(g - w) / bound;
+        // A float32 output that is the exact result rounded to float32 is right, also where that
+        // rounding overflows to inf or underflows to 0.
+        if (y.dtype == DType::kFloat32 && static_cast<float>(w) == static_cast<float>(g)) r = 0;
+        // Ops that square their input in float32 (ReduceL2, ReduceSumSquare, the normalizations'
+        // variance): where the squares leave float32's range (the largest |x| above sqrt(FLT_MAX),
+        // about 1.8e19, or below sqrt(FLT_MIN), about 1.1e-19, where they flush) float32
+        // arithmetic, and ONNX's own float32 reference, overflow or lose them: not checked. A
+        // ReduceL2 output of 0 where every square of its K terms flushed (y64 < sqrt(FLT_MIN K)): right.
+        if (squares_leave_range && y.dtype == DType::kFloat32) r = 0;
+        if (node.op == "ReduceL2" && g == 0 && w < kSqrtMin * std::sqrt(c.k)) r = 0;
       }
       if (r > c.ratio || c.worst_index < 0) {
         c.ratio = std::max(c.ratio, r);

@@ -6,7 +6,12 @@
 // with eps = 2^-24, units = steps * (c0 + cK * K) (at least 0.5, the final rounding to float32),
 // K the node's reduction length (ReductionLength), steps the sequence length of a recurrent op
 // (1 otherwise), scale per the op's budget (BudgetScale), and floor the smallest normal float32
-// (a backend may flush subnormal results to zero). A float16 or bfloat16 output may also differ by
+// (a backend may flush subnormal results to zero). A float32 output equal to ref64's result
+// rounded to float32 is within, also where that rounding overflows to inf or underflows to 0; and
+// an op that squares its input (ReduceL2, ReduceSumSquare, the normalizations) is not checked where
+// the largest |x| is beyond sqrt(FLT_MAX) or under sqrt(FLT_MIN) (float32's arithmetic, and ONNX's
+// float32 reference, overflow or flush the squares there), nor a ReduceL2 output of 0 whose every
+// square flushed. A float16 or bfloat16 output may also differ by
 // one unit in its last place (both sides round to it once): 2^-10 |y64| (float16, plus 2^-24) or
 // 2^-7 |y64| (bfloat16) are added to the bound. The ops tests (tests/ops/) check the same bound.
 #pragma once
@@ -24,7 +29,8 @@ enum class BudgetScale {
   kAbsInputs,  ///< the op on the absolute values of its float inputs, on ref64: sum|w x| (+|b|) for
                ///< dots, sum|x| (or its mean) for sums; never below |y64|
   kMaxInput,   ///< max|x| over the first input (interpolation: Resize, GridSample, RoiAlign)
-  /// Softmax: |y64| (1 + |x - max x| / units), the row's max over the softmax axis. Its float32
+  /// Softmax: |y64| (1 + |x - max x| / units), the row's max over the softmax axis; LogSoftmax:
+  /// its terms' magnitude |x - max x| + |log sum exp(x - max x)| (y cancels near 0). Its float32
   /// result rounds x - max x, so exp's argument carries an absolute error of |x - max x| eps / 2:
   /// a relative error that grows with the logits' spread, not with K.
   kSoftmaxSpread,
@@ -43,6 +49,8 @@ std::vector<double> NormTermScale(const Node& node, const std::vector<Tensor>& i
 /// How one node's budget is evaluated: the budget's scale and the inputs made absolute for
 /// kAbsInputs (`abs_inputs[i]`: input i made |x| (1) or -|x| (2); integer inputs, sampling offsets
 /// and the like stay as they are (0)), and whether the node's float attributes are made absolute.
+/// ReduceLogSumExp takes kAbsInputs on |x| (at least max|x| and log K, its two terms), Gemm its
+/// alpha and beta made absolute too.
 /// Ops whose float32 result is an affine combination that can cancel take kAbsInputs too, so the
 /// scale is the magnitude of the terms: BatchNormalization (inference) (|x| + |mean|) |scale| /
 /// sqrt(var + eps) + |B| (mean as -|mean|), HardSigmoid clip(|alpha| |x| + |beta|, 0, 1), HardSwish

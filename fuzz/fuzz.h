@@ -1,0 +1,67 @@
+// `tare fuzz` (issue 24): generated models (fuzz/generator.h) run on ref64, tare's backends and
+// peers (fuzz/oracle.h) for a time budget; each new finding (a new Finding::Key) is reduced
+// (fuzz/reducer.h) and written to a findings folder; duplicates of one key are counted. At the
+// end: summary.json and index.html in the output folder.
+// Output folder layout (nothing in it is overwritten: a run needs an empty or new folder):
+//   summary.json, index.html
+//   findings/NNN-ENGINE-KIND-OP/model.onnx, model.tare, <input>.npy per graph input, finding.txt
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fuzz/oracle.h"
+#include "fuzz/reducer.h"
+
+namespace tare::fuzz {
+
+struct FuzzOptions {
+  double seconds = 60;     ///< stop starting new models after this many seconds
+  uint64_t seed = 1;       ///< model i of the run has seed Mix(seed, i)
+  int64_t max_models = 0;  ///< stop after this many models (0: no limit)
+  GenOptions gen;
+  bool reduce = true;      ///< reduce each new finding
+  std::string out;         ///< output folder ("": nothing written)
+};
+
+/// One root cause: its first finding (reduced) and how often its key came up.
+struct Group {
+  std::string key;
+  Finding finding;
+  int count = 0;
+  uint64_t first_seed = 0;
+  int nodes = 0;           ///< nodes of the reduced model
+  int original_nodes = 0;  ///< nodes of the model it was found in
+  bool reproduced = true;  ///< the finding showed again when reduction started
+  std::string dir;         ///< its folder under out/findings ("" when nothing is written)
+};
+
+struct Summary {
+  uint64_t seed = 0;
+  double seconds = 0;  ///< wall time of the run
+  int64_t models = 0;   ///< models checked (ref64 ran them)
+  int64_t skipped = 0;  ///< generated models ref64 did not run (see `skip_reasons`)
+  int64_t findings = 0; ///< findings, duplicates included
+  int64_t node_checks = 0;  ///< nodes checked alone against their budget, over all backends
+  int64_t nodes = 0;        ///< nodes of the models checked
+  std::vector<std::string> engines;
+  std::vector<Group> groups;  ///< by first appearance
+  std::vector<std::string> skip_reasons;  ///< the first few
+  /// Groups whose engine is one of tare's backends (not a peer).
+  int TareGroups(const std::vector<std::string>& backends) const;
+};
+
+/// The seed of model i of a run seeded `seed` (splitmix64 of both).
+uint64_t Mix(uint64_t seed, uint64_t i);
+
+/// Runs the loop. `progress` (may be empty) is called after each model. Errors: the output folder
+/// exists and is not empty, or cannot be written.
+Result<Summary> RunFuzz(const FuzzOptions& options, const Engines& engines,
+                        const std::function<void(const Summary&, double elapsed_s)>& progress = {});
+
+/// The run's summary as JSON (the file summary.json holds).
+std::string SummaryJson(const Summary& s);
+/// A short self-contained HTML page of the findings (index.html).
+std::string SummaryHtml(const Summary& s);
+
+}  // namespace tare::fuzz
