@@ -2,9 +2,11 @@
 // bug (a test-only backend that perturbs one op at one attribute value) is found within a minute
 // and reduced to at most 3 nodes.
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 #include "backends/backend.h"
+#include "format/npy.h"
 #include "fuzz/fuzz.h"
 #include "tests/ops/op_test_util.h"
 
@@ -137,4 +139,31 @@ TEST_CASE("fuzz: a planted bug (Conv with a dilation of 2, off by 1e-3) is found
   Result<Summary> clean = RunFuzz(o, e);
   REQUIRE(clean.ok());
   CHECK(clean->groups.empty());
+}
+
+TEST_CASE("fuzz: the budget findings of tests/fuzz/budget_findings (mended budgets) are findings no more") {
+  namespace fs = std::filesystem;
+  Engines e;
+  for (const std::string& b : AvailableBackends())
+    if (b == "ref" || b == "cpu" || b == "onednn") e.backends.push_back(b);
+  int seen = 0;
+  for (const fs::directory_entry& d : fs::directory_iterator(fs::path(TARE_SOURCE_DIR) / "tests/fuzz/budget_findings")) {
+    if (!d.is_directory()) continue;
+    CAPTURE(d.path().filename().string());
+    FuzzCase c;
+    Result<std::shared_ptr<Model>> m = LoadModel((d.path() / "model.tare").string());
+    REQUIRE(m.ok());
+    c.model = *m;
+    for (int v : c.model->graph.inputs) {
+      const std::string& name = c.model->graph.values[static_cast<size_t>(v)].name;
+      Result<Tensor> t = ReadNpy((d.path() / (SafeName(name) + ".npy")).string());
+      REQUIRE(t.ok());
+      c.inputs.push_back({name, *t});
+    }
+    const CheckResult r = Check(c, e);
+    CHECK(r.ok);
+    for (const Finding& f : r.findings) FAIL_CHECK(f.engine << " " << f.kind << ": " << f.detail);
+    ++seen;
+  }
+  CHECK(seen == 16);
 }
