@@ -6,7 +6,9 @@
 //              backend's real partition and compile path), fed ref64's values of its inputs
 //              rounded to the types the backend holds them in; its outputs are checked against
 //              ref64's on those same inputs, as a ratio of the op's error budget (compare/budget.h).
-//              A node over budget in isolated mode is a kernel bug.
+//              A backend may treat subnormal inputs as zero (XNNPACK runs with DAZ): a node over
+//              budget is checked again against ref64 on its inputs with subnormals zeroed, and
+//              the smaller ratio counts. A node over budget in isolated mode is a kernel bug.
 //   bisection  for a backend whose outputs differ from ref64 beyond a threshold: the first node
 //              that, run on that backend (SessionOptions::pins) with every node before it and the
 //              rest on the reference backend, takes the outputs beyond the threshold; with a

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-FOLDERS = ("runtime", "kernels", "backends", "converters", "compare", "cli", "format", "api", "include", "python")
+FOLDERS = ("runtime", "kernels", "backends", "converters", "compare", "fuzz", "cli", "format", "api", "include", "python")
 FILE_LIMIT = 1000
 # A header line: not a control statement, not a type or namespace, ending in "{" (possibly after
 # an initializer list or qualifiers).

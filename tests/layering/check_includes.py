@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-SOURCE_FOLDERS = ("format", "runtime", "kernels", "backends", "converters", "compare", "cli", "api", "include", "python")
+SOURCE_FOLDERS = ("format", "runtime", "kernels", "backends", "converters", "compare", "fuzz", "cli", "api", "include", "python")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 ROW = re.compile(r"^\|\s*`([a-z_]+(?:/[a-z_]+)*)/`\s*\|(.*)\|\s*$")
 TARGET = re.compile(r"`([a-z_]+(?:/[a-z_]+)*(?:/|\.h))`(?:\s*\(except ([^)]*)\))?")
