@@ -234,6 +234,14 @@ int FoldBatchNorm(Compiler& c, int y, int64_t M, std::vector<float>* wv_, std::v
 /// Follows the chain after a producer writing y: eltwise post-ops and at most one sum (Add of an
 /// operand of y's shape, when allow_sum). Returns the chain's last value; *sum_src the Add's other
 /// operand (-1 when none).
+/// The algorithm of the last post-op of `po`, an eltwise one.
+algorithm LastEltAlg(const dnnl::post_ops& po) {
+  float scale = 0, alpha = 0, beta = 0;
+  algorithm alg = algorithm::undef;
+  po.get_params_eltwise(po.len() - 1, scale, alg, alpha, beta);
+  return alg;
+}
+
 int FusePostOps(Compiler& c, int y, bool allow_sum, dnnl::post_ops* po, int* sum_src, std::string* what) {
   int cur = y;
   *sum_src = -1;
@@ -260,7 +268,10 @@ int FusePostOps(Compiler& c, int y, bool allow_sum, dnnl::post_ops* po, int* sum
           if (next->inputs[i] >= 0 && !c.IsConst(next->inputs[i])) is_elt = false;
       if (is_elt && next->op != "Clip" && next->inputs.size() != 1) is_elt = false;
     }
-    if (is_elt && EltOf(c, *next, &e)) {
+    // Two consecutive eltwise post-ops of one algorithm: oneDNN 2.6 applies only the first (two
+    // Clips, docs/FINDINGS.md F12), so the second runs as its own primitive.
+    if (is_elt && EltOf(c, *next, &e) && !(po->len() > 0 && po->kind(po->len() - 1) == dnnl::primitive::kind::eltwise &&
+                                            LastEltAlg(*po) == e.alg)) {
       po->append_eltwise(1.0f, e.alg, e.alpha, e.beta);
       *what += "+" + next->op;
       c.AbsorbNext();

@@ -398,6 +398,47 @@ TEST_CASE("onednn Split: a reorder per output, the parts copied exactly") {
   }
 }
 
+TEST_CASE("onednn: a Conv followed by two Clips applies both (oneDNN 2.6 drops a second clip post-op, F12)") {
+  // Found by tare fuzz (issue 24): Conv, Clip(max -2), Clip(min 0.5) gave the Conv's output
+  // clipped once. Expected by hand: Clip(lo1, hi1) then Clip(lo2, hi2) of v.
+  std::mt19937 rng(2424);
+  const Shape xs = {1, 16, 5, 5};
+  const Tensor x = RandF32(xs, rng, 0, 1);
+  const Tensor w = RandF32({16, 16, 3, 3}, rng, 0, 0.2);
+  struct Bounds {
+    float lo1, hi1, lo2, hi2;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const Bounds& b : {Bounds{3.5f, inf, -inf, 3.2f}, Bounds{-inf, 3.2f, 3.5f, inf}, Bounds{-inf, -2.0f, 0.5f, inf}, Bounds{0.2f, 6.0f, 1.0f, 2.0f}}) {
+    CAPTURE(b.lo1);
+    CAPTURE(b.hi2);
+    G g;
+    const int in = g.Input("x", xs);
+    NodeOf conv("Conv");
+    conv.Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+    const int c = g.Add(conv, {in, g.Const("w", w)}, "c");
+    auto bound = [&](float v, const std::string& name) { return std::isinf(v) ? -1 : g.Const(name, F32({}, {v})); };
+    const int d = g.Add(NodeOf("Clip"), {c, bound(b.lo1, "lo1"), bound(b.hi1, "hi1")}, "d");
+    g.g->outputs = {g.Add(NodeOf("Clip"), {d, bound(b.lo2, "lo2"), bound(b.hi2, "hi2")}, "y")};
+    const Tensor conv_out = RunS(*MakeSession([&] {
+                                   G h;
+                                   h.g->outputs = {h.Add(conv, {h.Input("x", xs), h.Const("w", w)}, "c")};
+                                   return h.g;
+                                 }(), "ref", 1), {{"x", x}})[0].tensor;
+    const Tensor y = RunS(*MakeSession(g.g, kBackend, 1), {{"x", x}})[0].tensor;
+    int bad = 0;
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      float v = conv_out.as<float>()[i];
+      v = std::min(std::max(v, b.lo1), b.hi1);
+      v = std::min(std::max(v, b.lo2), b.hi2);
+      // The Conv's own rounding differs from ref's within its budget; the clips decide most.
+      if (!(std::fabs(y.as<float>()[i] - v) <= 1e-5f * (1 + std::fabs(v))) && ++bad <= 3)
+        FAIL_CHECK("element " << i << ": " << y.as<float>()[i] << " want " << v);
+    }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
