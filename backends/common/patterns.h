@@ -69,6 +69,20 @@ bool LastAxisMean(const C& c, const Node& n, int x) {
   return got->size() == 1 && r >= 1 && ((*got)[0] == -1 || (*got)[0] == r - 1);
 }
 
+/// ONNX LayerNormalization-17's block for X of shape xs: *D, the elements of the dims from `axis`
+/// (attribute, default -1) on, and *eps (attribute `epsilon`, default 1e-5). False when the axis is
+/// out of range. Errors: attributes of the wrong kind.
+inline Result<bool> LayerNorm17Block(const Node& n, const Shape& xs, size_t* D, float* eps) {
+  const int64_t r = static_cast<int64_t>(xs.size());
+  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", -1));
+  TARE_ASSIGN_OR_RETURN(*eps, n.GetFloat("epsilon", 1e-5f));
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis >= r) return false;
+  *D = 1;
+  for (int64_t i = axis; i < r; ++i) *D *= static_cast<size_t>(xs[static_cast<size_t>(i)]);
+  return true;
+}
+
 /// A LayerNorm found by MatchLayerNorm: y = (x - mean) / sqrt(var + eps) [* gamma] [+ beta] over
 /// x's last axis of D elements, computed by the current node and the `absorb` nodes after it.
 struct LayerNormMatch {

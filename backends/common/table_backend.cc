@@ -51,6 +51,14 @@ bool IsF32(const Graph& g, int v) {
   return v >= 0 && (g.values[v].dtype == DType::kFloat32 || g.values[v].dtype == DType::kUndefined);
 }
 
+bool SupportsLayerNormalization(const Node& n, const Graph& g, const GraphInfo& info) {
+  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
+  if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return false;  // Mean and InvStdDev outputs: ref
+  return true;
+}
+
 bool FloatDataKnownParams(const Node& n, const Graph& g, const GraphInfo& info) {
   if (n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
   for (size_t i = 1; i < n.inputs.size(); ++i)

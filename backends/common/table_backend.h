@@ -42,6 +42,10 @@ bool AllInputsF32(const Node& n, const Graph& g, const GraphInfo& info);
 /// steps, Split's split): input 0 float32, every other present input known at plan time.
 bool FloatDataKnownParams(const Node& n, const Graph& g, const GraphInfo& info);
 
+/// ONNX LayerNormalization-17 as the fast backends claim it: float32 X, Scale and B (if given)
+/// known at plan time, no Mean / InvStdDev outputs (those run on ref).
+bool SupportsLayerNormalization(const Node& n, const Graph& g, const GraphInfo& info);
+
 /// ONNX LSTM-14 / GRU-14: whether the node's `activations` attribute is absent or names the
 /// defaults (LSTM: sigmoid, tanh, tanh; GRU: sigmoid, tanh), once or once per direction (`nd`
 /// directions), in any letter case.

@@ -28,7 +28,7 @@ const std::vector<OpImpl>& CpuOps() {
       {{"Slice"}, SupportsSlice, CompileSlice},
       {{"Gather"}, SupportsGather, CompileGather},
       {{"Split"}, SupportsSplit, CompileSplit},
-      {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},
+      {{"LayerNormalization"}, SupportsLayerNormalization, CompileLayerNorm},
       {{"LSTM", "GRU"}, SupportsRnn, CompileRnn},
   });
   return ops;

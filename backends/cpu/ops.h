@@ -127,7 +127,6 @@ Result<bool> TryFusions(Compiler& c, const Node& n);
 /// ONNX LayerNormalization-17 (fusions.cc): plain layout, over X's trailing block from `axis`;
 /// Scale and B known with one value per normalized element (else the reference kernel); the
 /// Mean and InvStdDev outputs are not claimed. The fused LayerNorm's step.
-bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileLayerNorm(Compiler& c, const Node& n);
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
 Result<bool> TryGelu(Compiler& c, const Node& div);

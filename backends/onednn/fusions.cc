@@ -144,26 +144,14 @@ Result<bool> TryLayerNorm(Compiler& c, const Node& mean) {
   return false;
 }
 
-bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info) {
-  if (n.NumInputs() < 2 || !IsF32(g, n.inputs[0]) || !Known(info, n.inputs[1])) return false;
-  if (n.NumInputs() > 2 && n.inputs[2] >= 0 && !Known(info, n.inputs[2])) return false;
-  for (size_t i = 1; i < n.outputs.size(); ++i)
-    if (n.outputs[i] >= 0) return false;  // Mean and InvStdDev outputs: ref
-  return true;
-}
-
 /// ONNX LayerNormalization-17 over axes [axis, rank) viewed as [rows, D], Scale and B with one
 /// value per normalized element (another broadcast, an empty x, a non-float output: ref).
 Status CompileLayerNorm(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
-  const Shape& xs = c.shape(x);
-  const int64_t r = static_cast<int64_t>(xs.size());
-  TARE_ASSIGN_OR_RETURN(int64_t axis, n.GetInt("axis", -1));
-  TARE_ASSIGN_OR_RETURN(float eps, n.GetFloat("epsilon", 1e-5f));
-  if (axis < 0) axis += r;
-  if (!c.F32(x) || !c.F32(y) || axis < 0 || axis >= r) return c.CompileRef(n);
   size_t D = 1;
-  for (int64_t i = axis; i < r; ++i) D *= static_cast<size_t>(xs[size_t(i)]);
+  float eps = 0;
+  TARE_ASSIGN_OR_RETURN(bool block, patterns::LayerNorm17Block(n, c.shape(x), &D, &eps));
+  if (!c.F32(x) || !c.F32(y) || !block) return c.CompileRef(n);
   auto per_element = [&](int v) { return v >= 0 && c.F32(v) && static_cast<size_t>(c.slot(v).numel()) == D; };
   const int bv = n.NumInputs() > 2 ? n.inputs[2] : -1;
   if (!per_element(n.inputs[1]) || (bv >= 0 && !per_element(bv))) return c.CompileRef(n);

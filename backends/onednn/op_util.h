@@ -52,8 +52,7 @@ Result<bool> TryGeluTanh(Compiler& c, const Node& sq);
 /// layer_normalization_forward; within the chain's budget (tests/backends/onednn_test.cc). True
 /// when done (the chain absorbed), false when the nodes are not that chain.
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
-/// ONNX LayerNormalization-17: float32 X, known Scale (and B), no Mean/InvStdDev outputs.
-bool SupportsLayerNorm(const Node& n, const Graph& g, const GraphInfo& info);
+/// ONNX LayerNormalization-17 (claimed by SupportsLayerNormalization, backends/common/table_backend.h).
 Status CompileLayerNorm(Compiler& c, const Node& n);
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileErf(Compiler& c, const Node& n);

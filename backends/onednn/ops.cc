@@ -930,7 +930,7 @@ const std::vector<OpImpl>& OnednnOps() {
       {{"Split"}, FloatDataKnownParams, CompileSplit},
       {{"Gather"}, SupportsGather, CompileGather},
       {{"ReduceMean"}, SupportsReduceMean, CompileReduceMean},
-      {{"LayerNormalization"}, SupportsLayerNorm, CompileLayerNorm},
+      {{"LayerNormalization"}, SupportsLayerNormalization, CompileLayerNorm},
       {{"Add", "Sub", "Mul", "Div"}, SupportsBinary, CompileBinary},
       {{"Gemm", "MatMul"}, SupportsGemm, CompileGemm},
       {{"Softmax"}, SupportsSoftmax, CompileSoftmax},

@@ -12,6 +12,7 @@
 #include "runtime/session.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/unit/graph_builder.h"
+#include "tests/unit/perturb_backend.h"
 
 using namespace tare;
 using namespace tare::test;
@@ -44,55 +45,13 @@ Tensor Input() {
   return F32({1, 1, 4, 4}, v);
 }
 
-// Runs the reference kernels node by node and adds 1e-3 to each float32 output element of the
-// node named `target` right after it ran: a planted kernel error.
-class PerturbExecutable : public Executable {
- public:
-  Status Run(std::vector<Tensor>& slots) override {
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      TARE_RETURN_IF_ERROR(steps_[i]->Run(slots));
-      if (perturbed_[i] < 0) continue;
-      Tensor& t = slots[static_cast<size_t>(perturbed_[i])];
-      if (t.dtype == DType::kFloat32)
-        for (int64_t e = 0; e < t.numel(); ++e) t.as<float>()[e] += 1e-3f;
-    }
-    return Status::Ok();
-  }
-  std::vector<std::unique_ptr<Executable>> steps_;  // one per node
-  std::vector<int> perturbed_;                      // per node: the value to perturb, or -1
-};
-
-class PerturbBackend : public Backend {
- public:
-  explicit PerturbBackend(std::string target) : target_(std::move(target)), ref_(std::move(CreateBackend("ref")).value()) {}
-  std::string name() const override { return "perturb"; }
-  DType float_storage() const override { return DType::kFloat32; }
-  bool Supports(const Node& n, const Graph& g) const override {
-    return (n.op == "Conv" || n.op == "Relu" || n.op == "Sigmoid") && ref_->Supports(n, g);
-  }
-  bool ClaimsOp(const std::string&, const std::string& op) const override { return op == "Conv" || op == "Relu" || op == "Sigmoid"; }
-  Result<std::unique_ptr<Executable>> Compile(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
-                                              const SessionOptions& options) override {
-    auto ex = std::make_unique<PerturbExecutable>();
-    for (int n : part.nodes) {
-      Partition one;
-      one.nodes = {n};
-      one.live_out = g.nodes[static_cast<size_t>(n)].outputs;
-      TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> step, ref_->Compile(g, one, slots, options));
-      ex->steps_.push_back(std::move(step));
-      ex->perturbed_.push_back(g.nodes[static_cast<size_t>(n)].name == target_ ? g.nodes[static_cast<size_t>(n)].outputs[0] : -1);
-    }
-    return std::unique_ptr<Executable>(std::move(ex));
-  }
-
- private:
-  std::string target_;
-  std::unique_ptr<Backend> ref_;
-};
-
 void RegisterPerturb() {
   static const bool once = [] {
-    REQUIRE(RegisterBackend("perturb", [] { return std::unique_ptr<Backend>(new PerturbBackend("Conv_2")); }).ok());
+    // Conv_2 off by 1e-3: a planted kernel error (tests/unit/perturb_backend.h).
+    REQUIRE(RegisterBackend("perturb", [] {
+              return std::unique_ptr<Backend>(new tare::test::PerturbBackend("perturb", {"Conv", "Relu", "Sigmoid"},
+                                                                       [](const Node& n) { return n.name == "Conv_2"; }));
+            }).ok());
     return true;
   }();
   (void)once;

@@ -9,30 +9,14 @@
 #include "format/npy.h"
 #include "fuzz/fuzz.h"
 #include "tests/ops/op_test_util.h"
+#include "tests/unit/perturb_backend.h"
 
 using namespace tare;
 using namespace tare::fuzz;
 
 namespace {
 
-// The reference kernels node by node, except that a Conv whose dilations hold a 2 gets 1e-3 added
-// to every output element: one op, one attribute value.
-class PlantedExecutable : public Executable {
- public:
-  Status Run(std::vector<Tensor>& slots) override {
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      TARE_RETURN_IF_ERROR(steps_[i]->Run(slots));
-      if (perturbed_[i] < 0) continue;
-      Tensor& t = slots[static_cast<size_t>(perturbed_[i])];
-      if (t.dtype == DType::kFloat32)
-        for (int64_t e = 0; e < t.numel(); ++e) t.as<float>()[e] += 1e-3f;
-    }
-    return Status::Ok();
-  }
-  std::vector<std::unique_ptr<Executable>> steps_;
-  std::vector<int> perturbed_;
-};
-
+// The planted bug: a Conv whose dilations hold a 2 (one op, one attribute value).
 bool Planted(const Node& n) {
   if (n.op != "Conv") return false;
   Result<std::vector<int64_t>> d = n.GetInts("dilations");
@@ -41,31 +25,6 @@ bool Planted(const Node& n) {
     if (v == 2) return true;
   return false;
 }
-
-class PlantedBackend : public Backend {
- public:
-  PlantedBackend() : ref_(std::move(CreateBackend("ref")).value()) {}
-  std::string name() const override { return "planted"; }
-  DType float_storage() const override { return DType::kFloat32; }
-  bool Supports(const Node& n, const Graph& g) const override { return ref_->Supports(n, g); }
-  bool ClaimsOp(const std::string& d, const std::string& op) const override { return ref_->ClaimsOp(d, op); }
-  Result<std::unique_ptr<Executable>> Compile(const Graph& g, const Partition& part, const std::vector<Tensor>& slots,
-                                              const SessionOptions& options) override {
-    auto ex = std::make_unique<PlantedExecutable>();
-    for (int n : part.nodes) {
-      Partition one;
-      one.nodes = {n};
-      one.live_out = g.nodes[static_cast<size_t>(n)].outputs;
-      TARE_ASSIGN_OR_RETURN(std::unique_ptr<Executable> step, ref_->Compile(g, one, slots, options));
-      ex->steps_.push_back(std::move(step));
-      ex->perturbed_.push_back(Planted(g.nodes[static_cast<size_t>(n)]) ? g.nodes[static_cast<size_t>(n)].outputs[0] : -1);
-    }
-    return std::unique_ptr<Executable>(std::move(ex));
-  }
-
- private:
-  std::unique_ptr<Backend> ref_;
-};
 
 }  // namespace
 
@@ -102,7 +61,8 @@ TEST_CASE("fuzz: the generator's models are reproducible, valid on ref64, and us
 }
 
 TEST_CASE("fuzz: a planted bug (Conv with a dilation of 2, off by 1e-3) is found within a minute and reduced to at most 3 nodes") {
-  static const bool once = RegisterBackend("planted", [] { return std::unique_ptr<Backend>(new PlantedBackend); }).ok();
+  static const bool once =
+      RegisterBackend("planted", [] { return std::unique_ptr<Backend>(new tare::test::PerturbBackend("planted", {}, Planted)); }).ok();
   REQUIRE(once);
   FuzzOptions o;
   o.seconds = 60;
