@@ -186,9 +186,13 @@ std::vector<double> NormTermScale(const Node& node, const std::vector<Tensor>& i
   if (!per(1, 1.0, &sc) || !per(2, 0.0, &b)) return {};
   std::vector<double> s(static_cast<size_t>(n));
   for (int64_t base = 0; base < n; base += D) {
-    double mean = 0, var = 0;
-    for (int64_t j = 0; j < D; ++j) mean += ReadDouble(inputs[0], base + j);
+    double mean = 0, mean_abs = 0, var = 0;
+    for (int64_t j = 0; j < D; ++j) {
+      mean += ReadDouble(inputs[0], base + j);
+      mean_abs += std::fabs(ReadDouble(inputs[0], base + j));
+    }
     mean /= static_cast<double>(D);
+    mean_abs /= static_cast<double>(D);
     for (int64_t j = 0; j < D; ++j) {
       const double d = ReadDouble(inputs[0], base + j) - mean;
       var += d * d;
@@ -196,7 +200,7 @@ std::vector<double> NormTermScale(const Node& node, const std::vector<Tensor>& i
     const double sd = std::sqrt(var / static_cast<double>(D) + static_cast<double>(eps));
     for (int64_t j = 0; j < D; ++j)
       s[static_cast<size_t>(base + j)] =
-          (std::fabs(ReadDouble(inputs[0], base + j)) + std::fabs(mean)) / sd * sc[static_cast<size_t>(j)] + b[static_cast<size_t>(j)];
+          (std::fabs(ReadDouble(inputs[0], base + j)) + mean_abs) / sd * sc[static_cast<size_t>(j)] + b[static_cast<size_t>(j)];
   }
   return s;
 }

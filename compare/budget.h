@@ -34,8 +34,9 @@ enum class BudgetScale {
   /// result rounds x - max x, so exp's argument carries an absolute error of |x - max x| eps / 2:
   /// a relative error that grows with the logits' spread, not with K.
   kSoftmaxSpread,
-  /// LayerNormalization: the magnitude of each output's terms, (|x| + |mean|) |Scale| / sd + |B|
-  /// (mean and sd = sqrt(var + epsilon) of the element's normalized block, in double; Scale and B
+  /// LayerNormalization: the magnitude of each output's terms, (|x| + mean|x|) |Scale| / sd + |B|
+  /// (mean|x| and sd = sqrt(var + epsilon) of the element's normalized block, in double: the mean's
+  /// rounding scales with the mean of |x|, not with |mean|, which cancels; Scale and B
   /// with one value per block element or one in all, else |y64|): the float32 result rounds
   /// x - mean, which cancels near the mean, and adds B, which can cancel the rest.
   kNormTerms,

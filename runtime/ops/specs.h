@@ -19,7 +19,7 @@ constexpr ErrorBudget kBudgetSum{2, 1, "<= (K + 2) eps sum|x|"};
 /// Softmax over K classes: max subtraction exact, K-term sum, exp in double: <= (K + 8) eps |y|.
 constexpr ErrorBudget kBudgetSoftmax{8, 1, "<= (K + 8) eps |y|"};
 /// Normalizations: mean/variance over K terms then an affine map: <= (2K + 8) eps |y|, where
-/// LayerNormalization's |y| is the magnitude of its terms, (|x| + |mean|) |Scale| / sd + |B|
+/// LayerNormalization's |y| is the magnitude of its terms, (|x| + mean|x|) |Scale| / sd + |B|
 /// (x - mean and + B cancel; compare/budget.h kNormTerms).
 constexpr ErrorBudget kBudgetNorm{8, 2, "<= (2K + 8) eps |y|  (K = normalized extent; LayerNormalization: |y| as the terms' magnitude)"};
 /// Recurrent cells over T steps with gate dots of length K = input + hidden size:
