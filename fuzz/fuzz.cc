@@ -73,6 +73,11 @@ std::string Html(const std::string& s) {
 
 }  // namespace
 
+Status WriteSummary(const std::string& out, const Summary& s) {
+  TARE_RETURN_IF_ERROR(WriteText((fs::path(out) / "summary.json").string(), SummaryJson(s)));
+  return WriteText((fs::path(out) / "index.html").string(), SummaryHtml(s));
+}
+
 uint64_t Mix(uint64_t seed, uint64_t i) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -100,6 +105,8 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
   s.engines = engines.backends;
   for (const Peer& p : engines.peers) s.engines.push_back(p.name);
   std::map<std::string, size_t> by_key;
+  size_t written_groups = 0;
+  double written_at = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   for (uint64_t i = 0; elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models); ++i) {
@@ -141,12 +148,17 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
       s.groups.push_back(g);
     }
     if (progress) progress(s, elapsed());
+    // The summary so far, after each new root cause and every 30 s: a run that is stopped (or
+    // that an engine crashes) keeps what it found.
+    if (!o.out.empty() && (s.groups.size() != written_groups || elapsed() - written_at > 30)) {
+      s.seconds = elapsed();
+      TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
+      written_groups = s.groups.size();
+      written_at = elapsed();
+    }
   }
   s.seconds = elapsed();
-  if (!o.out.empty()) {
-    TARE_RETURN_IF_ERROR(WriteText((fs::path(o.out) / "summary.json").string(), SummaryJson(s)));
-    TARE_RETURN_IF_ERROR(WriteText((fs::path(o.out) / "index.html").string(), SummaryHtml(s)));
-  }
+  if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
   return s;
 }
 

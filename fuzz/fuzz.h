@@ -2,7 +2,9 @@
 // peers (fuzz/oracle.h) for a time budget; each new finding (a new Finding::Key) is reduced
 // (fuzz/reducer.h) and written to a findings folder; duplicates of one key are counted. At the
 // end: summary.json and index.html in the output folder.
-// Output folder layout (nothing in it is overwritten: a run needs an empty or new folder):
+// summary.json and index.html are rewritten as the run goes (after each new root cause and every
+// 30 s), so a stopped run keeps its figures.
+// Output folder layout (nothing from an earlier run is overwritten: a run needs an empty or new folder):
 //   summary.json, index.html
 //   findings/NNN-ENGINE-KIND-OP/model.onnx, model.tare, <input>.npy per graph input, finding.txt
 #pragma once
@@ -59,6 +61,9 @@ uint64_t Mix(uint64_t seed, uint64_t i);
 Result<Summary> RunFuzz(const FuzzOptions& options, const Engines& engines,
                         const std::function<void(const Summary&, double elapsed_s)>& progress = {});
 
+/// Writes summary.json and index.html into `out` (RunFuzz does, after each new root cause, every
+/// 30 s and at the end). Errors: a file that cannot be written.
+Status WriteSummary(const std::string& out, const Summary& s);
 /// The run's summary as JSON (the file summary.json holds).
 std::string SummaryJson(const Summary& s);
 /// A short self-contained HTML page of the findings (index.html).
