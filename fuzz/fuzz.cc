@@ -109,8 +109,15 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
   double written_at = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  // out/running.txt names the model being checked, so that a crash or a hang of an engine (which
+  // ends the run) leaves its seed behind; removed when the run ends normally.
+  const std::string running = o.out.empty() ? "" : (fs::path(o.out) / "running.txt").string();
   for (uint64_t i = 0; elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models); ++i) {
     const FuzzCase c = Generate(Mix(o.seed, i), o.gen);
+    if (!running.empty())
+      TARE_RETURN_IF_ERROR(WriteText(running, "checking model " + std::to_string(i) + " of run seed " + std::to_string(o.seed) + ": model seed " +
+                                                  std::to_string(c.seed) + " (tare fuzz --seed " + std::to_string(o.seed) + " --max-models " +
+                                                  std::to_string(i + 1) + " ends with it)\n"));
     const CheckResult r = Check(c, engines);
     if (!r.ok) {
       ++s.skipped;
@@ -158,7 +165,11 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
     }
   }
   s.seconds = elapsed();
-  if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
+  if (!o.out.empty()) {
+    TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
+    std::error_code ec;
+    fs::remove(running, ec);
+  }
   return s;
 }
 

@@ -6,6 +6,7 @@
 // 30 s), so a stopped run keeps its figures.
 // Output folder layout (nothing from an earlier run is overwritten: a run needs an empty or new folder):
 //   summary.json, index.html
+//   running.txt while a model is checked: its index and seed (left behind when an engine crashes)
 //   findings/NNN-ENGINE-KIND-OP/model.onnx, model.tare, <input>.npy per graph input, finding.txt
 #pragma once
 #include <functional>
