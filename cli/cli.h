@@ -62,6 +62,7 @@ struct FuzzArgs {
   double seconds = 60;
   uint64_t seed = 1;
   int64_t max_models = 0;  ///< 0: no limit
+  uint64_t model_seed = 0; ///< 0: the run's models; else that one model
   int max_nodes = 8;
   std::vector<std::string> backends = {"ref", "cpu", "onednn"};
   std::vector<std::string> peers;

@@ -77,6 +77,7 @@ int CmdFuzz(const FuzzArgs& args) {
   o.seconds = args.seconds;
   o.seed = args.seed;
   o.max_models = args.max_models;
+  o.model_seed = args.model_seed;
   o.gen.max_nodes = args.max_nodes;
   o.reduce = !args.no_reduce;
   o.out = args.out;

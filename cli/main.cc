@@ -487,6 +487,7 @@ int main(int argc, char** argv) {
   fuzz->add_option("--seconds", fz.seconds, "time budget in seconds (default 60)");
   fuzz->add_option("--seed", fz.seed, "seed of the run: the same seed gives the same models (default 1)");
   fuzz->add_option("--max-models", fz.max_models, "stop after this many models (default: no limit)")->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  fuzz->add_option("--model-seed", fz.model_seed, "check only the model of this seed (running.txt and finding.txt name it)");
   fuzz->add_option("--max-nodes", fz.max_nodes, "nodes per generated model, at most (default 8)");
   fuzz->add_option("--backends", fz_backends, "tare backends under test, comma-separated (default ref,cpu,onednn; the oracle is ref64)");
   fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime through node.js and bench/peers)");

@@ -113,7 +113,8 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
   // ends the run) leaves its seed behind; removed when the run ends normally.
   const std::string running = o.out.empty() ? "" : (fs::path(o.out) / "running.txt").string();
   for (uint64_t i = 0; elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models); ++i) {
-    const FuzzCase c = Generate(Mix(o.seed, i), o.gen);
+    if (o.model_seed != 0 && i > 0) break;
+    const FuzzCase c = Generate(o.model_seed != 0 ? o.model_seed : Mix(o.seed, i), o.gen);
     if (!running.empty())
       TARE_RETURN_IF_ERROR(WriteText(running, "checking model " + std::to_string(i) + " of run seed " + std::to_string(o.seed) + ": model seed " +
                                                   std::to_string(c.seed) + " (tare fuzz --seed " + std::to_string(o.seed) + " --max-models " +
