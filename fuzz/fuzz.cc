@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/report.h"
 #include "converters/onnx/onnx_writer.h"
 #include "format/npy.h"
 
@@ -57,18 +58,6 @@ Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, Group* g)
           (g->reproduced ? "" : " (did not reproduce when reduction started: not reduced)") + "\n";
   if (!onnx.ok()) line += "no model.onnx: " + onnx.message() + "\n";
   return WriteText((dir / "finding.txt").string(), line);
-}
-
-std::string Html(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '<') o += "&lt;";
-    else if (ch == '>') o += "&gt;";
-    else if (ch == '&') o += "&amp;";
-    else if (ch == '"') o += "&quot;";
-    else o += ch;
-  }
-  return o;
 }
 
 }  // namespace
@@ -214,7 +203,7 @@ std::string SummaryHtml(const Summary& s) {
   h += "<p>seed " + std::to_string(s.seed) + ", " + std::to_string(s.models) + " models in " + std::to_string(static_cast<int>(s.seconds)) +
        " s (" + std::to_string(s.nodes) + " nodes; " + std::to_string(s.node_checks) + " node runs checked alone against their budget; " +
        std::to_string(s.skipped) + " generated models ref64 did not run), engines: ";
-  for (size_t i = 0; i < s.engines.size(); ++i) h += (i ? ", " : "") + Html(s.engines[i]);
+  for (size_t i = 0; i < s.engines.size(); ++i) h += (i ? ", " : "") + HtmlEscape(s.engines[i]);
   h += ".</p>\n";
   if (s.groups.empty()) {
     h += "<p class=\"ok\">No findings.</p>\n";
@@ -223,10 +212,10 @@ std::string SummaryHtml(const Summary& s) {
     h += "<table><tr><th>#</th><th>engine</th><th>kind</th><th>op</th><th>what</th><th>count</th><th>nodes</th><th>reproducer</th></tr>\n";
     for (size_t i = 0; i < s.groups.size(); ++i) {
       const Group& g = s.groups[i];
-      h += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + Html(g.finding.engine) + "</td><td>" + Html(g.finding.kind) + "</td><td>" +
-           Html(g.finding.op) + (g.finding.attrs.empty() ? "" : "<br><small>" + Html(g.finding.attrs) + "</small>") + "</td><td>" +
-           Html(g.finding.detail) + "</td><td>" + std::to_string(g.count) + "</td><td>" + std::to_string(g.original_nodes) + " &rarr; " +
-           std::to_string(g.nodes) + "</td><td>" + (g.dir.empty() ? "" : "<a href=\"" + Html(g.dir) + "/finding.txt\">" + Html(g.dir) + "</a>") +
+      h += "<tr><td>" + std::to_string(i + 1) + "</td><td>" + HtmlEscape(g.finding.engine) + "</td><td>" + HtmlEscape(g.finding.kind) + "</td><td>" +
+           HtmlEscape(g.finding.op) + (g.finding.attrs.empty() ? "" : "<br><small>" + HtmlEscape(g.finding.attrs) + "</small>") + "</td><td>" +
+           HtmlEscape(g.finding.detail) + "</td><td>" + std::to_string(g.count) + "</td><td>" + std::to_string(g.original_nodes) + " &rarr; " +
+           std::to_string(g.nodes) + "</td><td>" + (g.dir.empty() ? "" : "<a href=\"" + HtmlEscape(g.dir) + "/finding.txt\">" + HtmlEscape(g.dir) + "</a>") +
            "</td></tr>\n";
     }
     h += "</table>\n";
