@@ -272,6 +272,11 @@ memory::desc Compiler::ConcatPart(int v) const {
   return memory::desc(memory::dims(shape(v).begin(), shape(v).end()), memory::data_type::f32, BlockedTag(shape(v).size(), block));
 }
 
+bool ExpKernelsInBudget() {
+  const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+  return (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
+}
+
 int64_t Compiler::MaxChannelBlock() {
   const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
   return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 16 : 8;
@@ -569,6 +574,8 @@ class OnednnBackend : public TableBackend<Compiler> {
 
   std::string Declines(const Node& node, const Graph& graph) const override {
     if (node.op == "LSTM" || node.op == "GRU") return RnnDeclines(node, graph, Info(graph));
+    if ((node.op == "Sigmoid" || node.op == "Exp") && !ExpKernelsInBudget())
+      return "oneDNN's exp without FMA (below AVX2) is over budget (docs/FINDINGS.md F14)";
     const GraphInfo& info = Info(graph);
     auto known = [&](size_t i) { return i >= node.inputs.size() || node.inputs[i] < 0 || info.known[node.inputs[i]]; };
     if (!node.outputs.empty() && node.outputs[0] >= 0 && !IsF32(graph, node.outputs[0])) return "not float32";

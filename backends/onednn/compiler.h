@@ -22,6 +22,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "backends/common/table_backend.h"
+#include "backends/onednn/onednn_backend.h"
 
 namespace tare::onednn {
 

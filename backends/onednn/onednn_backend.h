@@ -10,4 +10,10 @@ namespace tare::onednn {
 
 std::unique_ptr<Backend> CreateOnednnBackend();
 
+/// True when oneDNN dispatches to its AVX2 (FMA) kernels or later. Without FMA (its SSE4.1 and AVX
+/// kernels: a CPU without AVX2, or ONEDNN_MAX_CPU_ISA=SSE41|AVX) oneDNN 2.6's eltwise_exp,
+/// eltwise_logistic and eltwise_swish err up to 35 eps for |x| in [36, 88], over their 8 eps budget
+/// (docs/FINDINGS.md F14), so the backend then leaves Exp, Sigmoid and SiLU to the reference kernels.
+bool ExpKernelsInBudget();
+
 }  // namespace tare::onednn

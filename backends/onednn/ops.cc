@@ -69,6 +69,7 @@ bool EltSupported(const Node& n, const Graph& g, const GraphInfo& info) {
   bool found = false;
   for (const char* o : kOps) found = found || n.op == o;
   if (!found || n.inputs.empty() || !IsF32(g, n.inputs[0])) return false;
+  if ((n.op == "Sigmoid" || n.op == "Exp") && !ExpKernelsInBudget()) return false;  // FINDINGS F14
   if (n.op == "Pow") {
     // x^2 only (LayerNorm's square: eltwise_square, x * x rounded once, as the reference's double
     // pow rounded to float); other exponents run on ref.
@@ -97,6 +98,7 @@ bool EltOf(const Compiler& c, const Node& n, Elt* e) {
     if (!a.ok()) return false;
     e->alpha = *a;
   } else if (n.op == "Sigmoid") {
+    if (!ExpKernelsInBudget()) return false;  // docs/FINDINGS.md F14
     e->alg = algorithm::eltwise_logistic;
   } else if (n.op == "Tanh") {
     e->alg = algorithm::eltwise_tanh;
@@ -106,6 +108,7 @@ bool EltOf(const Compiler& c, const Node& n, Elt* e) {
     if (!a.ok()) return false;
     e->alpha = *a;
   } else if (n.op == "Exp") {
+    if (!ExpKernelsInBudget()) return false;
     e->alg = algorithm::eltwise_exp;
   } else if (n.op == "Log") {
     e->alg = algorithm::eltwise_log;
@@ -247,7 +250,8 @@ int FusePostOps(Compiler& c, int y, bool allow_sum, dnnl::post_ops* po, int* sum
   *sum_src = -1;
   for (;;) {
     // SiLU (Sigmoid, then Mul by its input): oneDNN's eltwise_swish, x * sigmoid(alpha x), alpha 1.
-    if (const Node* mul = c.NextSilu(cur); mul && c.F32(mul->outputs[0]) && c.shape(mul->outputs[0]) == c.shape(cur)) {
+    if (const Node* mul = c.NextSilu(cur);
+        mul && ExpKernelsInBudget() && c.F32(mul->outputs[0]) && c.shape(mul->outputs[0]) == c.shape(cur)) {
       po->append_eltwise(1.0f, algorithm::eltwise_swish, 1.0f, 0.0f);
       *what += "+SiLU";
       c.AbsorbNext();

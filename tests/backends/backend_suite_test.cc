@@ -13,6 +13,9 @@
 #include "tests/backends/backend_check.h"
 #include "tests/backends/op_cases.h"
 #include "tests/ops/op_test_util.h"
+#ifdef TARE_WITH_ONEDNN
+#include "backends/onednn/onednn_backend.h"
+#endif
 
 using namespace tare;
 using namespace tare::test;
@@ -50,6 +53,11 @@ const Exclusion kExclusions[] = {
 
 /// The reason `backend` is excused from `what`, or nullptr.
 const char* ExclusionReason(const std::string& backend, const std::string& what) {
+#ifdef TARE_WITH_ONEDNN
+  // oneDNN's SSE4.1 and AVX kernels (no FMA) are over budget on exp and logistic (F14).
+  if (backend == "onednn" && (what == "Sigmoid" || what == "Exp") && !onednn::ExpKernelsInBudget())
+    return "not claimed without FMA (docs/FINDINGS.md F14; runs on ref)";
+#endif
   for (const Exclusion& e : kExclusions)
     if (backend == e.backend && what == e.what) return e.why;
   return nullptr;
@@ -63,6 +71,11 @@ void Claims(const std::string& backend) {
     const char* why = ExclusionReason(backend, op);
     CAPTURE(op);
     CAPTURE(why ? why : "claimed");
+    // Claimed by op type, declined per node (F14): ClaimsOp stays true.
+    if (why && std::strstr(why, "F14")) {
+      CHECK((*b)->ClaimsOp("", op));
+      continue;
+    }
     CHECK((*b)->ClaimsOp("", op) == !why);
   }
   for (const char* op : {"Elu", "Acos", "Hardmax", "NonZero"}) CHECK_FALSE((*b)->ClaimsOp("", op));

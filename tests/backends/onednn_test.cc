@@ -16,6 +16,7 @@
 #include <map>
 #include <random>
 
+#include "backends/onednn/onednn_backend.h"
 #include "tests/backends/backend_check.h"
 #include "tests/ops/op_test_util.h"
 
@@ -148,10 +149,13 @@ TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum
       auto s = MakeSession(g.g, kBackend, threads);
       std::vector<NamedTensor> got = RunS(*s, feeds);
       CHECK(PlacementOf(*s, "conv") == kBackend);
-      if (variant == 9) {  // the Sigmoid and the Mul are the Conv's post-op
+      if (variant == 9 || variant == 6) {
+        // The Sigmoid (and the Mul) are the Conv's post-ops; without FMA they run on the
+        // reference kernels instead (docs/FINDINGS.md F14).
         int fused = 0;
         for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
-        CHECK(fused >= 2);
+        if (onednn::ExpKernelsInBudget()) CHECK(fused >= (variant == 9 ? 2 : 1));
+        CHECK((PlacementOf(*s, variant == 9 ? "sig" : "act") == kBackend) == onednn::ExpKernelsInBudget());
       }
       // Folding changes the rounding of the weights: a dot budget of K = 45 terms at the scale of
       // the largest |y| plus the residual's scale (inputs in [-1, 1]).
@@ -335,8 +339,10 @@ TEST_CASE("onednn runs SiLU (Sigmoid, then Mul by its input) as eltwise_swish: a
     for (int threads : {1, 2}) {
       auto s = MakeSession(g.g, kBackend, threads);
       std::vector<NamedTensor> got = RunS(*s, {{"x", x}});
-      CHECK(s->Notes()[1].rfind("fused into", 0) == 0);
-      for (const auto& [node, where] : s->Placement()) CHECK(where == kBackend);
+      // Without FMA oneDNN's swish is over its budget: the Sigmoid then runs on the reference
+      // kernel, the Mul on onednn (docs/FINDINGS.md F14).
+      CHECK((s->Notes()[1].rfind("fused into", 0) == 0) == onednn::ExpKernelsInBudget());
+      CHECK(s->Placement()[0].second == (onednn::ExpKernelsInBudget() ? kBackend : std::string("ref")));
       int bad = 0;
       for (int64_t i = 0; i < x.numel(); ++i) {
         const double v = x.as<float>()[i], y = got[0].tensor.as<float>()[i];
