@@ -7,16 +7,20 @@
 // For every case folder (model.onnx + test_data_set_*/{input_*,output_*}.pb): convert the model,
 // run each data set, compare every output as ONNX's backend test does (numpy assert_allclose with
 // rtol 1e-3, atol 1e-7; exact for integer and bool outputs; NaN equals NaN; a float16 or bfloat16
-// output within one ULP of its type at the expected value). Each case runs in a
-// forked child with a time limit, so a crash or hang is reported as that case's failure.
+// output within one ULP of its type at the expected value). Cases run in a forked worker process
+// (class Worker), each with a time limit, so a crash or hang is reported as that case's failure
+// and the next case gets a fresh worker.
 // The expected-failures file lists `case_name  reason...` lines (# comments allowed); every entry
 // must give a reason. The run fails if a case not listed fails, or if a listed case passes (the
 // list may only shrink: remove the entry). Last line: "N passed, N failed".
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -167,45 +171,133 @@ std::string RunCase(const fs::path& dir, const std::string& backend) {
   return "";
 }
 
-/// Forks, runs the case in the child with a time limit; returns "" or the failure reason.
-std::string RunIsolated(const fs::path& dir, const Options& o) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(static_cast<unsigned>(o.timeout));
-    std::string why;
-    try {
-      why = RunCase(dir, o.backend);
-    } catch (const std::exception& e) {
-      why = std::string("exception: ") + e.what();
+/// A worker process that runs cases one after another (one process start, backend and device
+/// set-up for many cases: the vulkan backend's device, oneDNN's JIT kernels): the parent sends a
+/// case folder per line, the worker answers each with a code byte (0 passed, 3 passed entirely on
+/// the reference fallback, 1 failed), a 4-byte length and the failure reason. The parent waits
+/// o.timeout seconds for each answer; a worker that crashes or hangs is killed, that case is
+/// reported as crashed or timed out, and the next case starts a fresh worker.
+class Worker {
+ public:
+  ~Worker() { Stop(); }
+
+  /// Runs the case in the worker; returns "" or the failure reason.
+  std::string Run(const fs::path& dir, const Options& o) {
+    if (pid_ <= 0 && !Start(o)) return "fork failed";
+    const std::string line = dir.string() + "\n";
+    if (!WriteAll(to_, line.data(), line.size())) return Died();
+    pollfd pfd{from_, POLLIN, 0};
+    if (poll(&pfd, 1, o.timeout * 1000) <= 0) {
+      kill(pid_, SIGKILL);
+      Stop();
+      return "timed out after " + std::to_string(o.timeout) + " s";
     }
-    if (why.size() > 400) why = why.substr(0, 400) + "...";
-    ssize_t ignored = write(fds[1], why.data(), why.size());
-    (void)ignored;
-    close(fds[1]);
-    _exit(why.empty() ? (g_on_backend ? 0 : 3) : 1);
+    unsigned char code = 0;
+    uint32_t len = 0;
+    if (!ReadAll(from_, &code, 1) || !ReadAll(from_, &len, 4)) return Died();
+    std::string msg(len, '\0');
+    if (len && !ReadAll(from_, msg.data(), len)) return Died();
+    if (code == 0) return "";
+    if (code == 3) {  // passed with every node on the reference fallback
+      ++g_fallback_only;
+      return "";
+    }
+    return msg.empty() ? "failed" : msg;
   }
-  close(fds[1]);
-  std::string msg;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status))
-    return WTERMSIG(status) == SIGALRM ? "timed out after " + std::to_string(o.timeout) + " s"
-                                       : "CRASHED with signal " + std::to_string(WTERMSIG(status));
-  if (WEXITSTATUS(status) == 0) return "";
-  if (WEXITSTATUS(status) == 3) {  // passed with every node on the reference fallback
-    ++g_fallback_only;
-    return "";
+
+ private:
+  static bool WriteAll(int fd, const void* p, size_t n) {
+    const char* c = static_cast<const char*>(p);
+    while (n) {
+      ssize_t w = write(fd, c, n);
+      if (w <= 0) return false;
+      c += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
   }
-  return msg.empty() ? "failed" : msg;
-}
+  static bool ReadAll(int fd, void* p, size_t n) {
+    char* c = static_cast<char*>(p);
+    while (n) {
+      ssize_t r = read(fd, c, n);
+      if (r <= 0) return false;
+      c += r;
+      n -= static_cast<size_t>(r);
+    }
+    return true;
+  }
+
+  bool Start(const Options& o) {
+    int down[2], up[2];
+    if (pipe(down) != 0) return false;
+    if (pipe(up) != 0) {
+      close(down[0]);
+      close(down[1]);
+      return false;
+    }
+    std::fflush(stdout);
+    pid_ = fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      close(down[1]);
+      close(up[0]);
+      Serve(down[0], up[1], o.backend);
+      _exit(0);
+    }
+    close(down[0]);
+    close(up[1]);
+    to_ = down[1];
+    from_ = up[0];
+    return true;
+  }
+
+  /// The worker's loop: a case folder per line until the parent closes the pipe.
+  static void Serve(int in, int out, const std::string& backend) {
+    std::string line;
+    char ch;
+    while (read(in, &ch, 1) == 1) {
+      if (ch != '\n') {
+        line += ch;
+        continue;
+      }
+      g_on_backend = false;
+      std::string why;
+      try {
+        why = RunCase(line, backend);
+      } catch (const std::exception& e) {
+        why = std::string("exception: ") + e.what();
+      }
+      line.clear();
+      if (why.size() > 400) why = why.substr(0, 400) + "...";
+      const unsigned char code = why.empty() ? (g_on_backend ? 0 : 3) : 1;
+      const uint32_t len = static_cast<uint32_t>(why.size());
+      if (!WriteAll(out, &code, 1) || !WriteAll(out, &len, 4) || !WriteAll(out, why.data(), why.size())) return;
+    }
+  }
+
+  /// The worker ended without an answer: its exit status as the case's failure.
+  std::string Died() {
+    close(to_);
+    close(from_);
+    to_ = from_ = -1;
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (WIFSIGNALED(status)) return "CRASHED with signal " + std::to_string(WTERMSIG(status));
+    return "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+
+  void Stop() {
+    if (to_ >= 0) close(to_);
+    if (from_ >= 0) close(from_);
+    to_ = from_ = -1;
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+};
 
 bool ReadXfail(const std::string& path, std::map<std::string, std::string>* out, std::string* err) {
   std::ifstream f(path);
@@ -258,6 +350,8 @@ int main(int argc, char** argv) {
     if (!xout) { std::fprintf(stderr, "cannot write %s\n", o.write_xfail.c_str()); return 2; }
   }
   std::map<std::string, std::pair<int, int>> per_folder;  // folder -> (passed, total)
+  Worker worker;
+  signal(SIGPIPE, SIG_IGN);  // a worker that died is seen as a failed write
   for (const std::string& folder : o.folders) {
     fs::path root = fs::path(o.data) / folder;
     std::error_code ec;
@@ -269,7 +363,7 @@ int main(int argc, char** argv) {
     for (const fs::path& c : cases) {
       const std::string name = c.filename().string();
       if (!o.filter.empty() && name.find(o.filter) == std::string::npos) continue;
-      std::string why = RunIsolated(c, o);
+      std::string why = worker.Run(c, o);
       const bool ok = why.empty();
       if (!ok && xout) xout << name << "  " << Reason(why) << "\n";
       auto& pf = per_folder[folder];
