@@ -41,6 +41,16 @@ std::string OneLine(const Group& g) {
 }
 
 /// The reproducer of group `g` (index i) under out/findings.
+/// model.tare, model.onnx (*onnx: why not, when the ONNX writer cannot express it) and one .npy
+/// per input of c into the existing folder dir.
+Status WriteCaseFiles(const std::string& dir, const FuzzCase& c, Status* onnx) {
+  const fs::path d(dir);
+  TARE_RETURN_IF_ERROR(SaveModel(*c.model, (d / "model.tare").string()));
+  *onnx = WriteOnnxModel(c.model->graph, (d / "model.onnx").string(), 17);
+  for (const NamedTensor& in : c.inputs) TARE_RETURN_IF_ERROR(WriteNpy((d / (SafeName(in.name) + ".npy")).string(), in.tensor));
+  return Status::Ok();
+}
+
 Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, Group* g) {
   char num[16];
   std::snprintf(num, sizeof num, "%03zu", i + 1);
@@ -50,9 +60,8 @@ Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, Group* g)
   fs::create_directories(dir, ec);
   if (ec) return Status::Error("cannot create " + dir.string() + ": " + ec.message());
   g->dir = fs::relative(dir, out, ec).string();
-  TARE_RETURN_IF_ERROR(SaveModel(*c.model, (dir / "model.tare").string()));
-  const Status onnx = WriteOnnxModel(c.model->graph, (dir / "model.onnx").string(), 17);
-  for (const NamedTensor& in : c.inputs) TARE_RETURN_IF_ERROR(WriteNpy((dir / (SafeName(in.name) + ".npy")).string(), in.tensor));
+  Status onnx = Status::Ok();
+  TARE_RETURN_IF_ERROR(WriteCaseFiles(dir.string(), c, &onnx));
   std::string line = OneLine(*g) + "\n";
   line += "seed " + std::to_string(g->first_seed) + ", " + std::to_string(g->original_nodes) + " nodes reduced to " + std::to_string(g->nodes) +
           (g->reproduced ? "" : " (did not reproduce when reduction started: not reduced)") + "\n";
@@ -104,6 +113,16 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
   for (uint64_t i = 0; elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models); ++i) {
     if (o.model_seed != 0 && i > 0) break;
     const FuzzCase c = Generate(o.model_seed != 0 ? o.model_seed : Mix(o.seed, i), o.gen);
+    if (o.model_seed != 0 && !o.out.empty()) {
+      // The one model asked for, as files, before any engine runs it (a crash leaves them).
+      const std::string dir = (fs::path(o.out) / "model").string();
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      if (ec) return Status::Error("cannot create " + dir + ": " + ec.message());
+      Status onnx = Status::Ok();
+      TARE_RETURN_IF_ERROR(WriteCaseFiles(dir, c, &onnx));
+      if (!onnx.ok()) TARE_RETURN_IF_ERROR(WriteText((fs::path(dir) / "no_onnx.txt").string(), onnx.message() + "\n"));
+    }
     if (!running.empty())
       TARE_RETURN_IF_ERROR(WriteText(running, "checking model " + std::to_string(i) + " of run seed " + std::to_string(o.seed) + ": model seed " +
                                                   std::to_string(c.seed) + " (tare fuzz --seed " + std::to_string(o.seed) + " --max-models " +

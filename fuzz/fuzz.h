@@ -22,7 +22,8 @@ struct FuzzOptions {
   double seconds = 60;     ///< stop starting new models after this many seconds
   uint64_t seed = 1;       ///< model i of the run has seed Mix(seed, i)
   int64_t max_models = 0;  ///< stop after this many models (0: no limit)
-  uint64_t model_seed = 0; ///< when not 0: check only the model of this seed (running.txt names it)
+  uint64_t model_seed = 0; ///< when not 0: check only the model of this seed (running.txt names it),
+                           ///< written first to out/model/ (model.onnx, model.tare, inputs .npy)
   GenOptions gen;
   bool reduce = true;      ///< reduce each new finding
   std::string out;         ///< output folder ("": nothing written)

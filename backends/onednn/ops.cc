@@ -333,7 +333,10 @@ Status CompileConv(Compiler& c, const Node& n) {
   dnnl::post_ops po;
   int sum_src = -1;
   std::string what;
-  int cur = ConvChain(c, w, b, M, y, true, &wv, &bv, &po, &sum_src, &what);
+  // No sum post-op when some output window reads only padding: oneDNN 2.6's brgconv (AVX-512)
+  // crashes on a sum followed by an eltwise post-op there (docs/FINDINGS.md F15); such a Conv's
+  // Add runs as its own binary primitive.
+  int cur = ConvChain(c, w, b, M, y, !geo.HasWindowInPaddingOnly(), &wv, &bv, &po, &sum_src, &what);
   dnnl::primitive_attr attr;
   attr.set_post_ops(po);
 

@@ -55,6 +55,21 @@ struct ConvGeometry {
       }
     }
   }
+
+  /// Whether some output position's window reads no input element at all (only padding, e.g. a
+  /// begin pad of at least the dilated kernel's extent): its value is the bias alone.
+  bool HasWindowInPaddingOnly() const {
+    for (int j = 0; j < 3; ++j)
+      for (int64_t o = 0; o < out[j]; ++o) {
+        bool reads = false;
+        for (int64_t t = 0; t < k[j] && !reads; ++t) {
+          const int64_t i = o * s[j] - pb[j] + t * d[j];
+          reads = i >= 0 && i < in[j];
+        }
+        if (!reads) return true;
+      }
+    return false;
+  }
 };
 
 /// ConvTranspose-11 attributes as given on the node (empty vectors = defaults).

@@ -445,6 +445,62 @@ TEST_CASE("onednn: a Conv followed by two Clips applies both (oneDNN 2.6 drops a
   }
 }
 
+TEST_CASE("onednn: Conv + Add + activation where an output window reads only padding (oneDNN 2.6 crashed, F15)") {
+  // Found by tare fuzz (issue 24): brgconv with a sum post-op then an eltwise one segfaulted when
+  // a begin pad covers a whole window. Expected: the Conv in double by hand, + r, then the
+  // activation. The third case (an ordinary pad) keeps the Add as the Conv's sum post-op.
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> dil, pads, strides;
+    const char* act;
+    bool sum_fused;
+  };
+  std::mt19937 rng(1515);
+  for (const Case& k : {Case{{1, 8, 1, 5}, {2, 8, 3, 4}, {1, 2}, {4, 2, 2, 2}, {3, 1}, "Tanh", false},
+                        Case{{1, 16, 6, 6}, {2, 16, 2, 1}, {1, 1}, {3, 0, 1, 0}, {2, 2}, "Relu", false},
+                        Case{{1, 16, 6, 6}, {16, 16, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, "Relu", true}}) {
+    CAPTURE(k.act);
+    const int64_t C = k.x[1], H = k.x[2], W = k.x[3], M = k.w[0], KH = k.w[2], KW = k.w[3];
+    const int64_t OH = (H + k.pads[0] + k.pads[2] - ((KH - 1) * k.dil[0] + 1)) / k.strides[0] + 1;
+    const int64_t OW = (W + k.pads[1] + k.pads[3] - ((KW - 1) * k.dil[1] + 1)) / k.strides[1] + 1;
+    const Tensor x = RandF32(k.x, rng), w = RandF32(k.w, rng), bias = RandF32({M}, rng), r = RandF32({1, M, OH, OW}, rng);
+    G g;
+    const int in = g.Input("x", k.x);
+    NodeOf conv("Conv");
+    conv.Attr("dilations", k.dil).Attr("pads", k.pads).Attr("strides", k.strides);
+    const int c = g.Add(conv, {in, g.Const("w", w), g.Const("b", bias)}, "c");
+    g.g->outputs = {g.Add(NodeOf(k.act), {g.Add(NodeOf("Add"), {c, g.Const("r", r)}, "a")}, "y")};
+    auto s = MakeSession(g.g, kBackend, 1);
+    const Tensor y = RunS(*s, {{"x", x}})[0].tensor;
+    int fused = 0;
+    for (const std::string& note : s->Notes()) fused += note.rfind("fused into", 0) == 0;
+    CHECK((fused == 2) == k.sum_fused);  // the Add and the activation, or the activation alone
+    int bad = 0;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          double acc = bias.as<float>()[m], mag = std::fabs(acc);
+          for (int64_t ci = 0; ci < C; ++ci)
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int64_t ih = oh * k.strides[0] - k.pads[0] + kh * k.dil[0], iw = ow * k.strides[1] - k.pads[1] + kw * k.dil[1];
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                const double t = double(x.as<float>()[(ci * H + ih) * W + iw]) * w.as<float>()[((m * C + ci) * KH + kh) * KW + kw];
+                acc += t;
+                mag += std::fabs(t);
+              }
+          const int64_t i = (m * OH + oh) * OW + ow;
+          const double pre = acc + r.as<float>()[i];
+          const double want = std::string(k.act) == "Tanh" ? std::tanh(pre) : std::max(pre, 0.0);
+          // A dot budget of the window's terms plus the Add's and the activation's rounding.
+          const double tol = 4 * (C * KH * KW + 2) * kEps32 * (mag + std::fabs(r.as<float>()[i])) + 8 * kEps32;
+          if (!(std::fabs(y.as<float>()[i] - want) <= tol) && ++bad <= 3)
+            FAIL_CHECK("y[" << m << "," << oh << "," << ow << "] = " << y.as<float>()[i] << ", want " << want);
+        }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("onednn does not claim the eltwise ops whose approximations exceed the budgets") {
   std::mt19937 rng(5);
   const Tensor xpos = RandF32({2, 5, 4, 3}, rng, 0.01, 4);
