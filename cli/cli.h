@@ -68,6 +68,8 @@ struct FuzzArgs {
   std::vector<std::string> peers;
   std::string out;
   bool no_reduce = false;
+  bool no_isolate = false;    ///< engines in this process (a crash ends the run)
+  double hang_seconds = 120;  ///< a model with no answer for this long is a "hang" finding
 };
 /// Runs `tare fuzz`; returns the exit status (1 when a tare backend has a finding).
 int CmdFuzz(const FuzzArgs& args);

@@ -4,12 +4,14 @@
 // reported without failing the run.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/cli.h"
 #include "cli/peers.h"
 #include "converters/onnx/onnx_writer.h"
+#include "fuzz/child.h"
 #include "fuzz/fuzz.h"
 
 namespace tare_cli {
@@ -60,7 +62,9 @@ int CmdFuzz(const FuzzArgs& args) {
   const std::vector<std::string> avail = tare::AvailableBackends();
   for (const std::string& b : args.backends) {
     if (b == "ref64") return Fail("--backends: ref64 is the oracle, not an engine under test");
-    if (!tare::CreateBackend(b).ok()) {
+    // Created in a child process: this one starts no engine threads and no device, so that the
+    // worker it forks starts its own (fuzz/child.h).
+    if (std::find(avail.begin(), avail.end(), b) == avail.end() || !tare::fuzz::ProbeBackendInChild(b).ok()) {
       std::string list;
       for (const std::string& a : avail) list += (list.empty() ? "" : ", ") + a;
       return Fail("--backends: unknown or unavailable backend '" + b + "' (this build has: " + list + ")");
@@ -80,6 +84,8 @@ int CmdFuzz(const FuzzArgs& args) {
   o.model_seed = args.model_seed;
   o.gen.max_nodes = args.max_nodes;
   o.reduce = !args.no_reduce;
+  o.isolate = !args.no_isolate;
+  o.hang_seconds = args.hang_seconds;
   o.out = args.out;
   const bool tty = isatty(fileno(stderr));
   auto progress = [&](const tare::fuzz::Summary& s, double t) {

@@ -493,6 +493,10 @@ int main(int argc, char** argv) {
   fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime through node.js and bench/peers)");
   fuzz->add_option("--out", fz.out, "folder for findings/, summary.json and index.html (new or empty)");
   fuzz->add_flag("--no-reduce", fz.no_reduce, "keep findings' models as generated");
+  fuzz->add_flag("--no-isolate", fz.no_isolate,
+                 "run the engines in this process (for a debugger); by default a worker process runs them, so that a crash or a hang is a finding");
+  fuzz->add_option("--hang-seconds", fz.hang_seconds, "a model that gets no answer for this long is a hang finding (default 120)")
+      ->check(CLI::Range(1.0, 86400.0));
 
   bool ops_markdown = false;
   auto* ops = app.add_subcommand("ops", "list the ops tare implements");

@@ -1,6 +1,8 @@
 #include "fuzz/fuzz.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "compare/report.h"
 #include "converters/onnx/onnx_writer.h"
 #include "format/npy.h"
+#include "fuzz/child.h"
 
 namespace tare::fuzz {
 namespace {
@@ -90,29 +93,82 @@ int Summary::TareGroups(const std::vector<std::string>& backends) const {
   return n;
 }
 
-Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std::function<void(const Summary&, double)>& progress) {
-  if (!o.out.empty()) {
-    std::error_code ec;
-    if (fs::exists(o.out, ec) && !fs::is_empty(o.out, ec))
-      return Status::Error("--out " + o.out + ": exists and is not empty (a fuzz run never overwrites earlier findings)");
-    fs::create_directories(o.out, ec);
-    if (ec) return Status::Error("--out " + o.out + ": " + ec.message());
-  }
+namespace {
+
+/// A run's state: the summary so far and its groups by key. A worker process starts with a copy
+/// (fork) and reports what it adds (ModelDone); the parent applies it.
+struct RunState {
   Summary s;
-  s.seed = o.seed;
-  s.engines = engines.backends;
-  for (const Peer& p : engines.peers) s.engines.push_back(p.name);
   std::map<std::string, size_t> by_key;
   size_t written_groups = 0;
   double written_at = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  // out/running.txt names the model being checked, so that a crash or a hang of an engine (which
-  // ends the run) leaves its seed behind; removed when the run ends normally.
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  double Elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
+bool MoreModels(const FuzzOptions& o, const RunState& st, uint64_t i) {
+  if (o.model_seed != 0) return i == 0;
+  return st.Elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models);
+}
+
+uint64_t SeedOf(const FuzzOptions& o, uint64_t i) { return o.model_seed != 0 ? o.model_seed : Mix(o.seed, i); }
+
+/// summary.json and index.html after each new root cause and every 30 s (`force`: now): a run
+/// that is stopped keeps what it found.
+Status MaybeWriteSummary(const FuzzOptions& o, RunState& st, bool force) {
+  if (o.out.empty() || !(force || st.s.groups.size() != st.written_groups || st.Elapsed() - st.written_at > 30)) return Status::Ok();
+  st.s.seconds = st.Elapsed();
+  TARE_RETURN_IF_ERROR(WriteSummary(o.out, st.s));
+  st.written_groups = st.s.groups.size();
+  st.written_at = st.Elapsed();
+  return Status::Ok();
+}
+
+/// Adds finding f of case c to the state: a duplicate counts, a new key is reduced (by `check`
+/// when given) and written to its folder.
+Status AddFinding(const FuzzOptions& o, const Engines& engines, const FuzzCase& c, const Finding& f, RunState& st, int max_checks = 300,
+                  const CheckFn& check = {}) {
+  ++st.s.findings;
+  const std::string key = f.Key();
+  if (auto it = st.by_key.find(key); it != st.by_key.end()) {
+    ++st.s.groups[it->second].count;
+    return Status::Ok();
+  }
+  Group g;
+  g.key = key;
+  g.count = 1;
+  g.first_seed = c.seed;
+  g.original_nodes = static_cast<int>(c.model->graph.nodes.size());
+  FuzzCase shown = c;
+  g.finding = f;
+  if (o.reduce) {
+    Reduced red = Reduce(c, f, engines, max_checks, check);
+    g.reproduced = red.reproduced;
+    if (red.reproduced) {
+      shown = red.c;
+      g.finding = red.finding;
+    }
+  }
+  g.nodes = static_cast<int>(shown.model->graph.nodes.size());
+  if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteGroup(o.out, st.s.groups.size(), shown, &g));
+  st.by_key[key] = st.s.groups.size();
+  st.s.groups.push_back(g);
+  return Status::Ok();
+}
+
+nlohmann::json GroupToJson(const Group& g);
+Group GroupFromJson(const nlohmann::json& e);
+
+/// Checks models from index `first` on while MoreModels; `send` (a worker's, may be empty) gets a
+/// line {"begin": i} before each model and {"done": i, ...what it added...} after it.
+Status RunModels(const FuzzOptions& o, const Engines& engines, uint64_t first, RunState& st,
+                 const std::function<void(const Summary&, double)>& progress, const LineSender& send) {
+  // out/running.txt names the model being checked, so that a crash or a hang of an engine
+  // without isolation (which ends the run) leaves its seed behind.
   const std::string running = o.out.empty() ? "" : (fs::path(o.out) / "running.txt").string();
-  for (uint64_t i = 0; elapsed() < o.seconds && (o.max_models <= 0 || static_cast<int64_t>(i) < o.max_models); ++i) {
-    if (o.model_seed != 0 && i > 0) break;
-    const FuzzCase c = Generate(o.model_seed != 0 ? o.model_seed : Mix(o.seed, i), o.gen);
+  for (uint64_t i = first; MoreModels(o, st, i); ++i) {
+    const FuzzCase c = Generate(SeedOf(o, i), o.gen);
+    if (send) send(nlohmann::json{{"begin", i}}.dump());
     if (o.model_seed != 0 && !o.out.empty()) {
       // The one model asked for, as files, before any engine runs it (a crash leaves them).
       const std::string dir = (fs::path(o.out) / "model").string();
@@ -123,64 +179,222 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
       TARE_RETURN_IF_ERROR(WriteCaseFiles(dir, c, &onnx));
       if (!onnx.ok()) TARE_RETURN_IF_ERROR(WriteText((fs::path(dir) / "no_onnx.txt").string(), onnx.message() + "\n"));
     }
-    if (!running.empty())
+    if (!running.empty() && !send)
       TARE_RETURN_IF_ERROR(WriteText(running, "checking model " + std::to_string(i) + " of run seed " + std::to_string(o.seed) + ": model seed " +
                                                   std::to_string(c.seed) + " (tare fuzz --seed " + std::to_string(o.seed) + " --max-models " +
                                                   std::to_string(i + 1) + " ends with it)\n"));
+    const size_t groups_before = st.s.groups.size();
     const CheckResult r = Check(c, engines);
     if (!r.ok) {
-      ++s.skipped;
-      if (s.skip_reasons.size() < 5) s.skip_reasons.push_back("seed " + std::to_string(c.seed) + ": " + r.skipped);
+      ++st.s.skipped;
+      if (st.s.skip_reasons.size() < 5) st.s.skip_reasons.push_back("seed " + std::to_string(c.seed) + ": " + r.skipped);
     } else {
-      ++s.models;
-      s.nodes += static_cast<int64_t>(c.model->graph.nodes.size());
-      s.node_checks += r.node_checks;
+      ++st.s.models;
+      st.s.nodes += static_cast<int64_t>(c.model->graph.nodes.size());
+      st.s.node_checks += r.node_checks;
     }
-    for (const Finding& f : r.findings) {
-      ++s.findings;
-      const std::string key = f.Key();
-      if (auto it = by_key.find(key); it != by_key.end()) {
-        ++s.groups[it->second].count;
-        continue;
-      }
-      Group g;
-      g.key = key;
-      g.count = 1;
-      g.first_seed = c.seed;
-      g.original_nodes = static_cast<int>(c.model->graph.nodes.size());
-      FuzzCase shown = c;
-      g.finding = f;
-      if (o.reduce) {
-        Reduced red = Reduce(c, f, engines);
-        g.reproduced = red.reproduced;
-        if (red.reproduced) {
-          shown = red.c;
-          g.finding = red.finding;
-        }
-      }
-      g.nodes = static_cast<int>(shown.model->graph.nodes.size());
-      if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteGroup(o.out, s.groups.size(), shown, &g));
-      by_key[key] = s.groups.size();
-      s.groups.push_back(g);
-    }
-    if (progress) progress(s, elapsed());
-    // The summary so far, after each new root cause and every 30 s: a run that is stopped (or
-    // that an engine crashes) keeps what it found.
-    if (!o.out.empty() && (s.groups.size() != written_groups || elapsed() - written_at > 30)) {
-      s.seconds = elapsed();
-      TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
-      written_groups = s.groups.size();
-      written_at = elapsed();
+    for (const Finding& f : r.findings) TARE_RETURN_IF_ERROR(AddFinding(o, engines, c, f, st));
+    if (send) {
+      nlohmann::json d{{"done", i},          {"models", st.s.models},           {"skipped", st.s.skipped},
+                       {"findings", st.s.findings}, {"nodes", st.s.nodes}, {"node_checks", st.s.node_checks},
+                       {"skip_reasons", st.s.skip_reasons}};
+      std::vector<int> counts;
+      for (const Group& g : st.s.groups) counts.push_back(g.count);
+      d["counts"] = counts;
+      d["new"] = nlohmann::json::array();
+      for (size_t k = groups_before; k < st.s.groups.size(); ++k) d["new"].push_back(GroupToJson(st.s.groups[k]));
+      send(d.dump());
+    } else {
+      if (progress) progress(st.s, st.Elapsed());
+      TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, false));
     }
   }
-  s.seconds = elapsed();
-  if (!o.out.empty()) {
-    TARE_RETURN_IF_ERROR(WriteSummary(o.out, s));
+  if (!running.empty() && !send) {
     std::error_code ec;
     fs::remove(running, ec);
   }
-  return s;
+  return Status::Ok();
 }
+
+/// Check of c on `engines` in a child process: no findings when it ends normally (its findings
+/// are not the question), a "crash" or "hang" finding when it dies or stops answering.
+CheckResult CheckInChild(const FuzzCase& c, const Engines& engines, double timeout_s) {
+  CheckResult res;
+  Result<std::unique_ptr<Child>> child = Child::Start([&](const LineSender& send) {
+    Engines e = engines;
+    e.on_engine = [&](const std::string& name) { send("engine " + name); };
+    Check(c, e);
+    send("end");
+  });
+  if (!child.ok()) return res;
+  std::string engine, line;
+  for (;;) {
+    const Child::Got got = (*child)->Next(timeout_s, &line);
+    if (got == Child::Got::kLine) {
+      if (line.rfind("engine ", 0) == 0) engine = line.substr(7);
+      if (line == "end") return res;
+      continue;
+    }
+    Finding f;
+    f.engine = engine;
+    if (got == Child::Got::kTimedOut) {
+      (*child)->Kill();
+      f.kind = "hang";
+      f.detail = "no answer while " + engine + " ran the model";
+    } else if ((*child)->Signal() != 0) {
+      f.kind = "crash";
+      f.detail = "the process died of " + SignalName((*child)->Signal()) + " while " + engine + " ran the model";
+    } else {
+      return res;  // it exited without its last line: not the fault looked for
+    }
+    res.findings.push_back(f);
+    return res;
+  }
+}
+
+/// Applies a worker's {"done": ...} line to the parent's state.
+void ApplyDone(const nlohmann::json& d, RunState& st) {
+  st.s.models = d.at("models").get<int64_t>();
+  st.s.skipped = d.at("skipped").get<int64_t>();
+  st.s.findings = d.at("findings").get<int64_t>();
+  st.s.nodes = d.at("nodes").get<int64_t>();
+  st.s.node_checks = d.at("node_checks").get<int64_t>();
+  st.s.skip_reasons = d.at("skip_reasons").get<std::vector<std::string>>();
+  for (const nlohmann::json& e : d.at("new")) {
+    Group g = GroupFromJson(e);
+    st.by_key[g.key] = st.s.groups.size();
+    st.s.groups.push_back(g);
+  }
+  const std::vector<int> counts = d.at("counts").get<std::vector<int>>();
+  for (size_t k = 0; k < counts.size() && k < st.s.groups.size(); ++k) st.s.groups[k].count = counts[k];
+}
+
+/// The isolated run: a worker process checks models and reports each; when it dies or stops
+/// answering, the model it was on becomes a crash or hang finding (reduced with each candidate in
+/// a child of its own) and a new worker goes on from the next model.
+Status Supervise(const FuzzOptions& o, const Engines& engines, RunState& st, const std::function<void(const Summary&, double)>& progress) {
+  uint64_t next = 0;
+  for (;;) {
+    Result<std::unique_ptr<Child>> worker = Child::Start([&](const LineSender& send) {
+      Engines e = engines;
+      e.on_engine = [&](const std::string& name) { send("engine " + name); };
+      const Status done = RunModels(o, e, next, st, {}, send);
+      send(done.ok() ? "end" : "error " + done.message());
+    });
+    if (!worker.ok()) return worker.status();
+    int64_t current = -1;
+    std::string engine, line;
+    for (;;) {
+      const Child::Got got = (*worker)->Next(o.hang_seconds, &line);
+      if (got == Child::Got::kLine) {
+        if (line.rfind("engine ", 0) == 0) {
+          engine = line.substr(7);
+        } else if (line == "end") {
+          return Status::Ok();
+        } else if (line.rfind("error ", 0) == 0) {
+          return Status::Error(line.substr(6));
+        } else {
+          const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+          if (j.is_discarded()) return Status::Error("the fuzz worker sent an unreadable line: " + line.substr(0, 80));
+          if (j.contains("begin")) {
+            current = j["begin"].get<int64_t>();
+            engine.clear();
+          } else if (j.contains("done")) {
+            ApplyDone(j, st);
+            next = j["done"].get<uint64_t>() + 1;
+            current = -1;
+            if (progress) progress(st.s, st.Elapsed());
+            TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, false));
+          }
+        }
+        continue;
+      }
+      const bool hung = got == Child::Got::kTimedOut;
+      if (hung) (*worker)->Kill();
+      if (current < 0)
+        return Status::Error(std::string("the fuzz worker ") + (hung ? "stopped answering" : "died") + " between models" +
+                             ((*worker)->Signal() ? " (" + SignalName((*worker)->Signal()) + ")" : ""));
+      // The model it was on: a crash or hang finding, reduced in children of its own.
+      const FuzzCase c = Generate(SeedOf(o, static_cast<uint64_t>(current)), o.gen);
+      Finding f;
+      f.engine = engine.empty() ? "ref64" : engine;
+      f.kind = hung ? "hang" : "crash";
+      f.detail = hung ? "no answer while " + f.engine + " ran the model"
+                      : "the process died of " + SignalName((*worker)->Signal()) + " while " + f.engine + " ran the model";
+      const double limit = hung ? std::min(o.hang_seconds, 10.0) : o.hang_seconds;
+      ++st.s.models;
+      st.s.nodes += static_cast<int64_t>(c.model->graph.nodes.size());
+      TARE_RETURN_IF_ERROR(AddFinding(o, engines, c, f, st, hung ? 40 : 300,
+                                      [limit](const FuzzCase& k, const Engines& e) { return CheckInChild(k, e, limit); }));
+      if (progress) progress(st.s, st.Elapsed());
+      TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, true));
+      next = static_cast<uint64_t>(current) + 1;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std::function<void(const Summary&, double)>& progress) {
+  if (!o.out.empty()) {
+    std::error_code ec;
+    if (fs::exists(o.out, ec) && !fs::is_empty(o.out, ec))
+      return Status::Error("--out " + o.out + ": exists and is not empty (a fuzz run never overwrites earlier findings)");
+    fs::create_directories(o.out, ec);
+    if (ec) return Status::Error("--out " + o.out + ": " + ec.message());
+  }
+  RunState st;
+  st.s.seed = o.seed;
+  st.s.engines = engines.backends;
+  for (const Peer& p : engines.peers) st.s.engines.push_back(p.name);
+  TARE_RETURN_IF_ERROR(o.isolate ? Supervise(o, engines, st, progress) : RunModels(o, engines, 0, st, progress, {}));
+  st.s.seconds = st.Elapsed();
+  TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, true));
+  return st.s;
+}
+
+namespace {
+
+nlohmann::json GroupToJson(const Group& g) {
+  nlohmann::json e;
+  e["key"] = g.key;
+  e["engine"] = g.finding.engine;
+  e["kind"] = g.finding.kind;
+  e["op"] = g.finding.op;
+  e["node"] = g.finding.node;
+  e["attributes"] = g.finding.attrs;
+  e["ratio"] = std::isfinite(g.finding.ratio) ? nlohmann::json(g.finding.ratio) : nlohmann::json("inf");
+  e["detail"] = g.finding.detail;
+  e["count"] = g.count;
+  e["first_seed"] = g.first_seed;
+  e["nodes"] = g.nodes;
+  e["original_nodes"] = g.original_nodes;
+  e["reproduced"] = g.reproduced;
+  e["dir"] = g.dir;
+  return e;
+}
+
+Group GroupFromJson(const nlohmann::json& e) {
+  Group g;
+  g.key = e.value("key", "");
+  g.finding.engine = e.value("engine", "");
+  g.finding.kind = e.value("kind", "");
+  g.finding.op = e.value("op", "");
+  g.finding.node = e.value("node", "");
+  g.finding.attrs = e.value("attributes", "");
+  g.finding.ratio = e["ratio"].is_number() ? e["ratio"].get<double>() : INFINITY;
+  g.finding.detail = e.value("detail", "");
+  g.count = e.value("count", 0);
+  g.first_seed = e.value("first_seed", uint64_t{0});
+  g.nodes = e.value("nodes", 0);
+  g.original_nodes = e.value("original_nodes", 0);
+  g.reproduced = e.value("reproduced", true);
+  g.dir = e.value("dir", "");
+  return g;
+}
+
+}  // namespace
 
 std::string SummaryJson(const Summary& s) {
   nlohmann::json j;
@@ -194,23 +408,7 @@ std::string SummaryJson(const Summary& s) {
   j["engines"] = s.engines;
   j["skip_reasons"] = s.skip_reasons;
   j["groups"] = nlohmann::json::array();
-  for (const Group& g : s.groups) {
-    nlohmann::json e;
-    e["key"] = g.key;
-    e["engine"] = g.finding.engine;
-    e["kind"] = g.finding.kind;
-    e["op"] = g.finding.op;
-    e["attributes"] = g.finding.attrs;
-    e["ratio"] = std::isfinite(g.finding.ratio) ? nlohmann::json(g.finding.ratio) : nlohmann::json("inf");
-    e["detail"] = g.finding.detail;
-    e["count"] = g.count;
-    e["first_seed"] = g.first_seed;
-    e["nodes"] = g.nodes;
-    e["original_nodes"] = g.original_nodes;
-    e["reproduced"] = g.reproduced;
-    e["dir"] = g.dir;
-    j["groups"].push_back(e);
-  }
+  for (const Group& g : s.groups) j["groups"].push_back(GroupToJson(g));
   return j.dump(2) + "\n";
 }
 

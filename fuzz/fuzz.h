@@ -26,6 +26,11 @@ struct FuzzOptions {
                            ///< written first to out/model/ (model.onnx, model.tare, inputs .npy)
   GenOptions gen;
   bool reduce = true;      ///< reduce each new finding
+  /// Run the engines in a worker process (fuzz/child.h): a crash or a hang (no answer for
+  /// hang_seconds) becomes a finding on the model and engine it happened in, and a new worker goes
+  /// on with the next model. Off: one process; a crash ends the run (running.txt names the model).
+  bool isolate = false;
+  double hang_seconds = 120;
   std::string out;         ///< output folder ("": nothing written)
 };
 

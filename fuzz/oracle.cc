@@ -43,7 +43,7 @@ Finding Error(const std::string& engine, const std::string& what) {
 }  // namespace
 
 std::string Finding::Key() const {
-  if (kind == "error") {
+  if (kind == "error" || kind == "crash" || kind == "hang") {
     // Up to the first digit, quoted names ('Conv_3') left out.
     std::string head;
     bool quoted = false;
@@ -53,7 +53,7 @@ std::string Finding::Key() const {
       if (std::isdigit(static_cast<unsigned char>(ch))) break;
       head += ch;
     }
-    return engine + "|error|" + head;
+    return engine + "|" + kind + "|" + head;
   }
   return engine + "|" + kind + "|" + op + "|" + AttrNames(attrs);
 }
@@ -61,6 +61,10 @@ std::string Finding::Key() const {
 CheckResult Check(const FuzzCase& c, const Engines& engines) {
   CheckResult res;
   size_t traced = 0;
+  auto entering = [&](const std::string& engine) {
+    if (engines.on_engine) engines.on_engine(engine);
+  };
+  entering("ref64");
   Result<BackendRun> ref64 = RunModel(c.model, "ref64", c.inputs, true, &traced);
   if (!ref64.ok()) {
     res.ok = false;
@@ -73,6 +77,7 @@ CheckResult Check(const FuzzCase& c, const Engines& engines) {
   mr.runs.push_back(*ref64);
   for (const std::string& b : engines.backends) {
     // Node by node (every value traced, so nothing is fused), then whole (fusions on).
+    entering(b);
     Result<BackendRun> traced_run = RunModel(c.model, b, c.inputs, true, &traced);
     if (!traced_run.ok()) {
       res.findings.push_back(Error(b, traced_run.status().message()));
@@ -98,6 +103,11 @@ CheckResult Check(const FuzzCase& c, const Engines& engines) {
     mr.runs.push_back(*traced_run);
   }
   // Isolated mode: every node alone on each backend, against its budget.
+  {
+    std::string all;  // which backend runs a node alone is not told apart: all of them
+    for (const std::string& b : engines.backends) all += (all.empty() ? "" : ",") + b;
+    if (!all.empty()) entering(all + " (nodes alone)");
+  }
   const std::vector<BackendLayers> layers = ModelLayers(mr, false, true);
   for (const BackendLayers& bl : layers) {
     if (bl.backend == "ref64") continue;
@@ -120,6 +130,7 @@ CheckResult Check(const FuzzCase& c, const Engines& engines) {
   }
   // Peers: their outputs against ref64's.
   for (const Peer& p : engines.peers) {
+    entering(p.name);
     Result<std::vector<NamedTensor>> out = p.run(c.model, c.inputs);
     if (!out.ok()) {
       res.findings.push_back(Error(p.name, out.status().message()));

@@ -6,7 +6,10 @@
 //              its node-by-node run makes them: a NaN or inf where the other has none, or a
 //              relative L2 distance over 1e-3 that its node-by-node run does not reach (a peer has
 //              no node-by-node run: its outputs against ref64's, NaN pattern and rel L2 over 1e-3);
-//   "error"    the engine refuses or fails on the valid model (ref64 ran it).
+//   "error"    the engine refuses or fails on the valid model (ref64 ran it);
+//   "crash"    the process died (a signal) while the engine ran the model, or
+//   "hang"     it gave no answer within the time limit (both seen only with FuzzOptions::isolate,
+//              which runs the engines in a child process: fuzz/child.h).
 // A finding's key (engine, kind, op, attributes that matter) groups duplicates of one root cause.
 #pragma once
 #include <functional>
@@ -29,7 +32,7 @@ struct Finding {
   std::string detail;  ///< one line: what was seen
   /// Duplicates share a key: engine, kind, op and the attributes' names (values left out, so
   /// one kernel's fault at several values groups), or the error's text up to its first digit
-  /// with quoted names ('Conv_3') left out.
+  /// with quoted names ('Conv_3') left out (also for a crash or a hang: the signal's name).
   std::string Key() const;
 };
 
@@ -45,6 +48,9 @@ struct Peer {
 struct Engines {
   std::vector<std::string> backends;
   std::vector<Peer> peers;
+  /// Called by Check with "ref64", then each backend's and peer's name, before it runs (may be
+  /// empty): a worker process tells its parent which engine it is in (fuzz/child.h).
+  std::function<void(const std::string& engine)> on_engine;
 };
 
 /// What one check found. `ok` false when ref64 could not run the model (not a finding: the

@@ -10,13 +10,15 @@
 namespace tare::fuzz {
 namespace {
 
-/// Only f's engine.
+/// Only f's engine (all of them when `engine` names none, e.g. a crash while nodes ran alone).
 Engines Only(const Engines& all, const std::string& engine) {
   Engines e;
+  e.on_engine = all.on_engine;
   for (const std::string& b : all.backends)
     if (b == engine) e.backends.push_back(b);
   for (const Peer& p : all.peers)
     if (p.name == engine) e.peers.push_back(p);
+  if (e.backends.empty() && e.peers.empty()) return all;
   return e;
 }
 
@@ -75,15 +77,15 @@ FuzzCase Window(const FuzzCase& c, size_t begin, size_t end, const std::map<std:
 bool Same(const Finding& want, const Finding& g) {
   if (g.engine != want.engine || g.kind != want.kind) return false;
   if (want.kind == "budget") return g.op == want.op;
-  if (want.kind == "error") return g.Key() == want.Key();
+  if (want.kind == "error" || want.kind == "crash" || want.kind == "hang") return g.Key() == want.Key();
   return true;
 }
 
 /// Whether `c` shows `want` again (Same); fills *out with it.
-bool Shows(const FuzzCase& c, const Finding& want, const Engines& e, Finding* out, int* checks) {
+bool Shows(const FuzzCase& c, const Finding& want, const Engines& e, const CheckFn& check, Finding* out, int* checks) {
   if (!c.model || c.model->graph.nodes.empty()) return false;
   ++*checks;
-  CheckResult r = Check(c, e);
+  CheckResult r = check ? check(c, e) : Check(c, e);
   for (const Finding& f : r.findings)
     if (Same(want, f)) {
       *out = f;
@@ -115,12 +117,12 @@ Tensor Simplified(const Tensor& x, int digits) {
 
 }  // namespace
 
-Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int max_checks) {
+Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int max_checks, const CheckFn& check) {
   Reduced r;
   r.c = c;
   r.finding = f;
   const Engines e = Only(engines, f.engine);
-  if (!Shows(c, f, e, &r.finding, &r.checks)) return r;
+  if (!Shows(c, f, e, check, &r.finding, &r.checks)) return r;
   r.reproduced = true;
   // 1. The smallest window of consecutive nodes.
   size_t traced = 0;
@@ -138,7 +140,7 @@ Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int 
         }
         FuzzCase w = Window(c, b, b + len, ref64->values);
         Finding got;
-        if (Shows(w, f, e, &got, &r.checks)) {
+        if (Shows(w, f, e, check, &got, &r.checks)) {
           r.c = w;
           r.finding = got;
           done = true;
@@ -155,7 +157,7 @@ Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int 
       t.model = std::make_shared<Model>(*r.c.model);
       t.model->graph.nodes[i].attrs.erase(name);
       Finding got;
-      if (Shows(t, f, e, &got, &r.checks)) {
+      if (Shows(t, f, e, check, &got, &r.checks)) {
         r.c = t;
         r.finding = got;
       }
@@ -168,7 +170,7 @@ Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int 
       FuzzCase t = r.c;
       t.inputs[i].tensor = Simplified(r.c.inputs[i].tensor, digits);
       Finding got;
-      if (Shows(t, f, e, &got, &r.checks)) {
+      if (Shows(t, f, e, check, &got, &r.checks)) {
         r.c = t;
         r.finding = got;
       }

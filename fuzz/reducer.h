@@ -8,6 +8,7 @@
 //   2. attributes: each attribute of each node removed (its default), when shape inference still
 //      accepts the node;
 //   3. inputs: each input's values rounded to 3 significant digits, then small integers.
+// A crash or a hang is reduced the same way, each candidate run in a child process (fuzz.cc).
 #pragma once
 #include "fuzz/oracle.h"
 
@@ -22,8 +23,12 @@ struct Reduced {
   bool reproduced = false;
 };
 
+/// How a candidate is checked: Check itself, or (for a crash or a hang) Check in a child process
+/// (fuzz.cc).
+using CheckFn = std::function<CheckResult(const FuzzCase& c, const Engines& engines)>;
+
 /// Shrinks `c` for finding `f` (found by Check with `engines`), running only f's engine, at most
-/// `max_checks` checks.
-Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int max_checks = 300);
+/// `max_checks` checks, each by `check` (empty: Check).
+Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int max_checks = 300, const CheckFn& check = {});
 
 }  // namespace tare::fuzz

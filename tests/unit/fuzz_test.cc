@@ -101,6 +101,63 @@ TEST_CASE("fuzz: a planted bug (Conv with a dilation of 2, off by 1e-3) is found
   CHECK(clean->groups.empty());
 }
 
+TEST_CASE("fuzz: with isolation a crash and a hang are findings, reduced, and the run goes on") {
+  // Planted: a backend that crashes (SIGSEGV) on the planted Conv and one that hangs there. Run
+  // in a worker process, each is a finding of its kind on the model it happened in, reduced (each
+  // candidate in a child) to at most 3 nodes; the run checks the models after it too.
+  using tare::test::Fault;
+  static const bool once =
+      RegisterBackend("crashes", [] { return std::unique_ptr<Backend>(new tare::test::PerturbBackend("crashes", {}, Planted, Fault::kCrash)); })
+          .ok() &&
+      RegisterBackend("hangs", [] { return std::unique_ptr<Backend>(new tare::test::PerturbBackend("hangs", {}, Planted, Fault::kHang)); }).ok();
+  REQUIRE(once);
+  // The first slice of 20 models with a planted Conv (as the planted-bug test finds it).
+  FuzzOptions probe;
+  probe.max_models = 20;
+  probe.reduce = false;
+  Engines planted;
+  planted.backends = {"planted_probe"};
+  static const bool once2 =
+      RegisterBackend("planted_probe", [] { return std::unique_ptr<Backend>(new tare::test::PerturbBackend("planted_probe", {}, Planted)); }).ok();
+  REQUIRE(once2);
+  uint64_t seed = 0;
+  for (int64_t start = 0; seed == 0 && start < 400; start += 20) {
+    probe.seed = Mix(1, static_cast<uint64_t>(start));
+    Result<Summary> s = RunFuzz(probe, planted);
+    REQUIRE(s.ok());
+    if (!s->groups.empty()) seed = probe.seed;
+  }
+  REQUIRE(seed != 0);
+  for (const std::string engine : {"crashes", "hangs"}) {
+    CAPTURE(engine);
+    const std::filesystem::path out = std::filesystem::temp_directory_path() / ("tare_fuzz_isolate_" + engine);
+    std::filesystem::remove_all(out);
+    FuzzOptions o;
+    o.seed = seed;
+    o.max_models = 20;
+    o.isolate = true;
+    o.hang_seconds = 1;
+    o.out = out.string();
+    Engines e;
+    e.backends = {engine};
+    Result<Summary> s = RunFuzz(o, e);
+    REQUIRE(s.ok());
+    CHECK(s->models == 20);  // every model counted: the run went on after each fault
+    REQUIRE(!s->groups.empty());
+    const Group& g = s->groups[0];
+    CHECK(g.finding.engine == engine);
+    CHECK(g.finding.kind == (engine == "crashes" ? "crash" : "hang"));
+    CHECK(g.reproduced);
+    CHECK(g.nodes >= 1);
+    CHECK(g.nodes <= 3);
+    CHECK(g.finding.op.find("Conv") != std::string::npos);
+    CHECK(std::filesystem::exists(out / g.dir / "model.onnx"));
+    CHECK(std::filesystem::exists(out / "summary.json"));
+    MESSAGE(engine << ": " << g.finding.detail << ", x" << g.count << " (" << g.original_nodes << " -> " << g.nodes << " nodes)");
+    std::filesystem::remove_all(out);
+  }
+}
+
 TEST_CASE("fuzz: the budget findings of tests/fuzz/budget_findings (mended budgets) are findings no more") {
   namespace fs = std::filesystem;
   Engines e;
