@@ -94,6 +94,59 @@ bool Shows(const FuzzCase& c, const Finding& want, const Engines& e, const Check
   return false;
 }
 
+/// c with graph input `input`'s dim `dim` cut to its first `size` elements, every node's output
+/// shape inferred again (the op specs' InferNode); an empty case when a node rejects the new
+/// shapes or the input is not a float32 tensor.
+FuzzCase Shrunk(const FuzzCase& c, size_t input, size_t dim, int64_t size) {
+  const Tensor& x = c.inputs[input].tensor;
+  if (x.dtype != DType::kFloat32 || dim >= x.shape.size() || size < 1 || size >= x.shape[dim]) return FuzzCase{};
+  FuzzCase t = c;
+  t.model = std::make_shared<Model>(*c.model);
+  Graph& g = t.model->graph;
+  Shape shape = x.shape;
+  shape[dim] = size;
+  Result<Tensor> cut = Tensor::Alloc(DType::kFloat32, shape);
+  if (!cut.ok()) return FuzzCase{};
+  // Row-major copy of the leading part: outer blocks of dims before `dim`, inner runs after it.
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < dim; ++d) outer *= x.shape[d];
+  for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < size * inner; ++k) cut->as<float>()[o * size * inner + k] = x.as<float>()[o * x.shape[dim] * inner + k];
+  t.inputs[input].tensor = *cut;
+  bool found = false;
+  for (int v : g.inputs)
+    if (g.values[static_cast<size_t>(v)].name == c.inputs[input].name) {
+      g.values[static_cast<size_t>(v)].shape = shape;
+      found = true;
+    }
+  if (!found) return FuzzCase{};
+  for (const Node& n : g.nodes) {
+    std::vector<ValueInfo> in;
+    for (int v : n.inputs) {
+      ValueInfo vi;
+      vi.present = v >= 0;
+      if (v >= 0) {
+        const Value& val = g.values[static_cast<size_t>(v)];
+        vi.dtype = val.dtype;
+        vi.shape = val.shape;
+        if (val.is_constant) vi.value = &val.constant;
+      }
+      in.push_back(vi);
+    }
+    Result<std::vector<ValueInfo>> out = InferNode(n, in);
+    if (!out.ok() || out->size() < n.outputs.size()) return FuzzCase{};
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (n.outputs[i] < 0) continue;
+      const ValueInfo& o = (*out)[i];
+      Result<int64_t> count = NumElements(o.shape);
+      if (!o.present || !count.ok() || *count < 1) return FuzzCase{};
+      g.values[static_cast<size_t>(n.outputs[i])].shape = o.shape;
+    }
+  }
+  return t;
+}
+
 /// Rounds x's values to `digits` significant digits (0: to integers, clamped to [-4, 4]).
 Tensor Simplified(const Tensor& x, int digits) {
   Tensor t = x;
@@ -147,7 +200,29 @@ Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int 
         }
       }
   }
-  // 2. Attributes removed one at a time.
+  // 2. Smaller inputs: each dim of each graph input halved, else made one less (its leading part
+  // kept), while the finding still shows.
+  for (size_t i = 0; i < r.c.inputs.size() && r.checks < max_checks; ++i)
+    for (size_t d = 0; d < r.c.inputs[i].tensor.shape.size() && r.checks < max_checks; ++d)
+      while (r.checks < max_checks && r.c.inputs[i].tensor.shape[d] > 1) {
+        const int64_t n = r.c.inputs[i].tensor.shape[d];
+        bool smaller = false;
+        const int64_t tries[2] = {n / 2, n - 1};  // halved, else one less
+        for (int k = 0; k < 2; ++k) {
+          const int64_t size = tries[k];
+          if (size < 1 || (k == 1 && size == tries[0])) continue;
+          FuzzCase t = Shrunk(r.c, i, d, size);
+          Finding got;
+          if (t.model && Shows(t, f, e, check, &got, &r.checks)) {
+            r.c = t;
+            r.finding = got;
+            smaller = true;
+            break;
+          }
+        }
+        if (!smaller) break;
+      }
+  // 3. Attributes removed one at a time.
   for (size_t i = 0; i < r.c.model->graph.nodes.size() && r.checks < max_checks; ++i) {
     std::vector<std::string> names;
     for (const auto& [name, a] : r.c.model->graph.nodes[i].attrs) names.push_back(name);
@@ -163,7 +238,7 @@ Reduced Reduce(const FuzzCase& c, const Finding& f, const Engines& engines, int 
       }
     }
   }
-  // 3. Simpler input values.
+  // 4. Simpler input values.
   for (int digits : {3, 0})
     for (size_t i = 0; i < r.c.inputs.size() && r.checks < max_checks; ++i) {
       if (r.c.inputs[i].tensor.dtype != DType::kFloat32) continue;

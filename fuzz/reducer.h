@@ -5,9 +5,12 @@
 //   1. windows: the smallest run of consecutive nodes (one node first, then two, ...) that still
 //      shows it, cut out of the model: values the window reads from earlier nodes become graph
 //      inputs fed with ref64's values of them (rounded to float32), constants stay constants;
-//   2. attributes: each attribute of each node removed (its default), when shape inference still
+//   2. shapes: each dim of each graph input halved, else made one less (its leading part kept),
+//      repeatedly, every node's output
+//      shape inferred again, when shape inference still accepts every node;
+//   3. attributes: each attribute of each node removed (its default), when shape inference still
 //      accepts the node;
-//   3. inputs: each input's values rounded to 3 significant digits, then small integers.
+//   4. inputs: each input's values rounded to 3 significant digits, then small integers.
 // A crash or a hang is reduced the same way, each candidate run in a child process (fuzz.cc).
 #pragma once
 #include "fuzz/oracle.h"

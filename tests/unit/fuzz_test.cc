@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "format/npy.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/reducer.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/unit/perturb_backend.h"
 
@@ -99,6 +100,59 @@ TEST_CASE("fuzz: a planted bug (Conv with a dilation of 2, off by 1e-3) is found
   Result<Summary> clean = RunFuzz(o, e);
   REQUIRE(clean.ok());
   CHECK(clean->groups.empty());
+}
+
+TEST_CASE("fuzz: the reducer shrinks input shapes to the smallest that still show the finding") {
+  // One Conv (3x3, dilations 2, no pads) on x [2, 3, 8, 9], perturbed by the planted backend. By
+  // hand: N goes to 1, C stays 3 (the weights' C), H and W go to 5 (the dilated kernel's extent).
+  static const bool once =
+      RegisterBackend("planted_shrink", [] { return std::unique_ptr<Backend>(new tare::test::PerturbBackend("planted_shrink", {}, Planted)); }).ok();
+  REQUIRE(once);
+  FuzzCase c;
+  c.seed = 1;
+  c.model = std::make_shared<Model>();
+  Graph& g = c.model->graph;
+  Value x;
+  x.name = "x";
+  x.dtype = DType::kFloat32;
+  x.shape = {2, 3, 8, 9};
+  x.has_shape = true;
+  g.inputs.push_back(g.AddValue(x));
+  Value w;
+  w.name = "w";
+  w.dtype = DType::kFloat32;
+  w.shape = {4, 3, 3, 3};
+  w.has_shape = true;
+  w.is_constant = true;
+  w.constant = tare::test::F32(w.shape, std::vector<double>(4 * 3 * 3 * 3, 0.25));
+  const int wv = g.AddValue(w);
+  Value y;
+  y.name = "y";
+  y.dtype = DType::kFloat32;
+  y.shape = {2, 4, 4, 5};
+  y.has_shape = true;
+  const int yv = g.AddValue(y);
+  Node n = tare::test::NodeOf("Conv").Attr("dilations", std::vector<int64_t>{2, 2});
+  n.name = "Conv_0";
+  n.inputs = {g.inputs[0], wv};
+  n.outputs = {yv};
+  g.nodes.push_back(n);
+  g.outputs.push_back(yv);
+  std::vector<double> xs(2 * 3 * 8 * 9);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = 0.5 + 0.01 * static_cast<double>(i % 17);
+  c.inputs.push_back({"x", tare::test::F32({2, 3, 8, 9}, xs)});
+  Engines e;
+  e.backends = {"planted_shrink"};
+  const CheckResult r = Check(c, e);
+  REQUIRE(r.findings.size() == 1);
+  const Reduced red = Reduce(c, r.findings[0], e);
+  REQUIRE(red.reproduced);
+  std::string got;
+  for (int64_t d : red.c.inputs[0].tensor.shape) got += std::to_string(d) + " ";
+  CAPTURE(got);
+  CAPTURE(red.checks);
+  CHECK(red.c.inputs[0].tensor.shape == Shape{1, 3, 5, 5});
+  CHECK(red.c.model->graph.values[static_cast<size_t>(red.c.model->graph.outputs[0])].shape == Shape{1, 4, 1, 1});
 }
 
 TEST_CASE("fuzz: with isolation a crash and a hang are findings, reduced, and the run goes on") {
