@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/peers.h"
 #include "converters/onnx/onnx_writer.h"
+#include "converters/tflite/tflite_writer.h"
 #include "fuzz/child.h"
 #include "fuzz/fuzz.h"
 
@@ -53,6 +54,46 @@ tare::fuzz::Peer OrtPeer() {
   return p;
 }
 
+/// LiteRT.js as a fuzz peer: the models tare's TFLite writer can express (converters/tflite/
+/// tflite_writer.h: layout-free ops) written as .tflite, run by bench/peers/tflite_run.js
+/// (RunPeer, inputs in the graph's input order), its outputs read back by name.
+tare::fuzz::Peer TflitePeer() {
+  tare::fuzz::Peer p;
+  p.name = "tflite";
+  p.cannot_take = [](const tare::Model& model) { return tare::TfliteInexpressible(model.graph); };
+  p.run = [](const std::shared_ptr<tare::Model>& model, const std::vector<tare::NamedTensor>& inputs)
+      -> tare::Result<std::vector<tare::NamedTensor>> {
+    TempDir dir;
+    TARE_RETURN_IF_ERROR(dir.Create());
+    const std::string path = (fs::path(dir.path()) / "model.tflite").string();
+    TARE_RETURN_IF_ERROR(tare::WriteTfliteModel(model->graph, path));
+    std::vector<tare::NamedTensor> ordered;
+    for (int v : model->graph.inputs) {
+      const std::string& name = model->graph.values[static_cast<size_t>(v)].name;
+      for (const tare::NamedTensor& in : inputs)
+        if (in.name == name) ordered.push_back(in);
+    }
+    const std::string work = (fs::path(dir.path()) / "run").string();
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    tare::Result<PeerRun> got = RunPeer("tflite", path, ordered, work);
+    if (!got.ok()) {
+      std::string msg = got.status().message();
+      for (size_t at; (at = msg.find(dir.path())) != std::string::npos;) msg.replace(at, dir.path().size(), "TMP");
+      return tare::Status::Error(msg);
+    }
+    std::vector<tare::NamedTensor> out;
+    for (int v : model->graph.outputs) {
+      const std::string& name = model->graph.values[static_cast<size_t>(v)].name;
+      auto it = got->values.find(name);
+      if (it == got->values.end()) return tare::Status::Error("LiteRT.js gave no output " + name);
+      out.push_back({name, it->second});
+    }
+    return out;
+  };
+  return p;
+}
+
 }  // namespace
 
 int CmdFuzz(const FuzzArgs& args) {
@@ -74,8 +115,8 @@ int CmdFuzz(const FuzzArgs& args) {
   engines.backends = args.backends;
   for (const std::string& p : args.peers) {
     if (p == "ort") engines.peers.push_back(OrtPeer());
-    else if (p == "tflite") return Fail("--peers: tflite is not supported yet (tare has no TFLite writer for generated models)");
-    else return Fail("--peers: unknown peer '" + p + "' (known: ort)");
+    else if (p == "tflite") engines.peers.push_back(TflitePeer());
+    else return Fail("--peers: unknown peer '" + p + "' (known: ort, tflite)");
   }
   tare::fuzz::FuzzOptions o;
   o.seconds = args.seconds;

@@ -490,7 +490,7 @@ int main(int argc, char** argv) {
   fuzz->add_option("--model-seed", fz.model_seed, "check only the model of this seed (running.txt and finding.txt name it)");
   fuzz->add_option("--max-nodes", fz.max_nodes, "nodes per generated model, at most (default 8)");
   fuzz->add_option("--backends", fz_backends, "tare backends under test, comma-separated (default ref,cpu,onednn; the oracle is ref64)");
-  fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime through node.js and bench/peers)");
+  fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime), tflite (LiteRT.js, on the models tare's TFLite writer can express), both through node.js and bench/peers");
   fuzz->add_option("--out", fz.out, "folder for findings/, summary.json and index.html (new or empty)");
   fuzz->add_flag("--no-reduce", fz.no_reduce, "keep findings' models as generated");
   fuzz->add_flag("--no-isolate", fz.no_isolate,

@@ -92,7 +92,8 @@ Result<Metrics> CompareTensors(const Tensor& got, const Tensor& want, int k) {
     got2 += g[i] * g[i];
     dot += g[i] * w[i];
   }
-  m.rel_l2 = m.nan_mismatch ? inf : want2 > 0 ? std::sqrt(diff2 / want2) : (diff2 > 0 ? inf : 0.0);
+  // An infinite difference is an infinite distance, also when want's norm is infinite too.
+  m.rel_l2 = m.nan_mismatch || std::isinf(diff2) ? inf : want2 > 0 ? std::sqrt(diff2 / want2) : (diff2 > 0 ? inf : 0.0);
   if (got2 == 0 && want2 == 0) m.cosine = 1;
   else if (got2 == 0 || want2 == 0) m.cosine = 0;
   else m.cosine = dot / (std::sqrt(got2) * std::sqrt(want2));

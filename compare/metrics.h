@@ -14,7 +14,7 @@ struct Metrics {
   int64_t count = 0;        ///< elements compared
   double max_abs = 0;       ///< max |got - want|
   double max_rel = 0;       ///< max |got - want| / |want| over elements with want != 0; +inf when some want == 0 and got != 0
-  double rel_l2 = 0;        ///< ||got - want||_2 / ||want||_2 (0 when both are zero, +inf when only want is, or when NaNs mismatch)
+  double rel_l2 = 0;        ///< ||got - want||_2 / ||want||_2 (0 when both are zero, +inf when only want is, when NaNs mismatch, or when some difference is infinite)
   double cosine = 1;        ///< got . want / (||got|| ||want||); 1 when both are zero vectors, 0 when one is
   uint64_t max_ulp = 0;     ///< max distance in units in the last place of float32 (values rounded to float32)
   int64_t nan_mismatch = 0; ///< elements NaN on one side only (they make max_abs, max_rel and rel_l2 +inf; cosine skips them)

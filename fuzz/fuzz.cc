@@ -193,11 +193,12 @@ Status RunModels(const FuzzOptions& o, const Engines& engines, uint64_t first, R
       st.s.nodes += static_cast<int64_t>(c.model->graph.nodes.size());
       st.s.node_checks += r.node_checks;
     }
+    for (const std::string& p : r.peers_run) ++st.s.peer_models[p];
     for (const Finding& f : r.findings) TARE_RETURN_IF_ERROR(AddFinding(o, engines, c, f, st));
     if (send) {
       nlohmann::json d{{"done", i},          {"models", st.s.models},           {"skipped", st.s.skipped},
                        {"findings", st.s.findings}, {"nodes", st.s.nodes}, {"node_checks", st.s.node_checks},
-                       {"skip_reasons", st.s.skip_reasons}};
+                       {"skip_reasons", st.s.skip_reasons}, {"peer_models", st.s.peer_models}};
       std::vector<int> counts;
       for (const Group& g : st.s.groups) counts.push_back(g.count);
       d["counts"] = counts;
@@ -260,6 +261,7 @@ void ApplyDone(const nlohmann::json& d, RunState& st) {
   st.s.nodes = d.at("nodes").get<int64_t>();
   st.s.node_checks = d.at("node_checks").get<int64_t>();
   st.s.skip_reasons = d.at("skip_reasons").get<std::vector<std::string>>();
+  st.s.peer_models = d.at("peer_models").get<std::map<std::string, int64_t>>();
   for (const nlohmann::json& e : d.at("new")) {
     Group g = GroupFromJson(e);
     st.by_key[g.key] = st.s.groups.size();
@@ -407,6 +409,7 @@ std::string SummaryJson(const Summary& s) {
   j["node_checks"] = s.node_checks;
   j["engines"] = s.engines;
   j["skip_reasons"] = s.skip_reasons;
+  j["peer_models"] = s.peer_models;
   j["groups"] = nlohmann::json::array();
   for (const Group& g : s.groups) j["groups"].push_back(GroupToJson(g));
   return j.dump(2) + "\n";
@@ -421,7 +424,9 @@ std::string SummaryHtml(const Summary& s) {
        " s (" + std::to_string(s.nodes) + " nodes; " + std::to_string(s.node_checks) + " node runs checked alone against their budget; " +
        std::to_string(s.skipped) + " generated models ref64 did not run), engines: ";
   for (size_t i = 0; i < s.engines.size(); ++i) h += (i ? ", " : "") + HtmlEscape(s.engines[i]);
-  h += ".</p>\n";
+  h += ".";
+  for (const auto& [peer, n] : s.peer_models) h += " " + HtmlEscape(peer) + " ran " + std::to_string(n) + " of the models.";
+  h += "</p>\n";
   if (s.groups.empty()) {
     h += "<p class=\"ok\">No findings.</p>\n";
   } else {

@@ -10,6 +10,7 @@
 //   findings/NNN-ENGINE-KIND-OP/model.onnx, model.tare, <input>.npy per graph input, finding.txt
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ struct Summary {
   int64_t node_checks = 0;  ///< nodes checked alone against their budget, over all backends
   int64_t nodes = 0;        ///< nodes of the models checked
   std::vector<std::string> engines;
+  std::map<std::string, int64_t> peer_models;  ///< per peer: models it ran (it may not take some)
   std::vector<Group> groups;  ///< by first appearance
   std::vector<std::string> skip_reasons;  ///< the first few
   /// Groups whose engine is one of tare's backends (not a peer).

@@ -130,6 +130,8 @@ CheckResult Check(const FuzzCase& c, const Engines& engines) {
   }
   // Peers: their outputs against ref64's.
   for (const Peer& p : engines.peers) {
+    if (p.cannot_take && !p.cannot_take(*c.model).empty()) continue;
+    res.peers_run.push_back(p.name);
     entering(p.name);
     Result<std::vector<NamedTensor>> out = p.run(c.model, c.inputs);
     if (!out.ok()) {

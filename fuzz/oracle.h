@@ -41,6 +41,9 @@ struct Finding {
 struct Peer {
   std::string name;
   std::function<Result<std::vector<NamedTensor>>(const std::shared_ptr<Model>& model, const std::vector<NamedTensor>& inputs)> run;
+  /// Why the peer cannot take this model ("" when it can; empty function: it takes every model),
+  /// e.g. an op its format has no equivalent for: the peer is then not run (not a finding).
+  std::function<std::string(const Model& model)> cannot_take;
 };
 
 /// The engines of one check: tare backends by name (ref, cpu, onednn, vulkan, or one registered for
@@ -60,6 +63,7 @@ struct CheckResult {
   std::string skipped;
   std::vector<Finding> findings;
   int64_t node_checks = 0;  ///< nodes checked alone against their budget, over all backends
+  std::vector<std::string> peers_run;  ///< the peers that ran the model (Peer::cannot_take said "")
 };
 
 /// Runs `c` on ref64 and on every engine and returns the findings (see the file comment). Errors

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "converters/tflite/builtin_ops.h"
+#include "converters/tflite/tflite_builder.h"
 #include "format/npy.h"
 #include "runtime/ir/tensor.h"
 #include "tflite_schema_generated.h"
@@ -77,50 +78,18 @@ int64_t Numel(const Dims& d) {
   return n;
 }
 
-/// One model under construction. Every call that touches the FlatBufferBuilder is its own
-/// statement (argument evaluation order is unspecified in C++, and the bytes depend on the order).
-class Writer {
+/// One test model under construction: tare's TFLite model builder (converters/tflite/
+/// tflite_builder.h) with seeded values for its weights and inputs.
+class Writer : public tare::tflite::ModelBuilder {
  public:
-  explicit Writer(std::string name) : case_(std::move(name)) { buffers_.push_back(tfl::CreateBuffer(fbb_)); }
+  explicit Writer(std::string name) : case_(std::move(name)) {}
 
-  flatbuffers::FlatBufferBuilder& fbb() { return fbb_; }
   const std::string& name() const { return case_; }
-  Dims shape(int t) const { return infos_[static_cast<size_t>(t)].shape; }
-  const std::string& tname(int t) const { return infos_[static_cast<size_t>(t)].name; }
-  const std::vector<int>& inputs() const { return inputs_; }
-
-  /// A run-time tensor (buffer 0, no data).
-  int Act(const std::string& name, const Dims& shape, TT type = TT::FLOAT32, Offset<tfl::QuantizationParameters> q = 0,
-          bool variable = false) {
-    return AddTensor(name, shape, type, 0, q, variable);
-  }
-  int Input(const std::string& name, const Dims& shape) {
-    const int t = Act(name, shape);
-    inputs_.push_back(t);
-    return t;
-  }
-  void Output(int t) { outputs_.push_back(t); }
   /// Values for input k instead of the seeded uniform ones (the int16 sweeps).
   void SetInputValues(size_t k, std::vector<float> v) { input_values_[k] = std::move(v); }
   const std::vector<float>* InputValuesOf(size_t k) const {
     auto it = input_values_.find(k);
     return it == input_values_.end() ? nullptr : &it->second;
-  }
-
-  /// A constant with raw little-endian bytes (its own buffer, 16-byte aligned as TFLite's writer does).
-  int ConstBytes(const std::string& name, const Dims& shape, TT type, const void* bytes, size_t n,
-                 Offset<tfl::QuantizationParameters> q = 0) {
-    fbb_.ForceVectorAlignment(n, 1, 16);
-    const auto data = fbb_.CreateVector(static_cast<const uint8_t*>(bytes), n);
-    const auto buf = tfl::CreateBuffer(fbb_, data);
-    buffers_.push_back(buf);
-    return AddTensor(name, shape, type, static_cast<uint32_t>(buffers_.size() - 1), q, false);
-  }
-  int ConstF(const std::string& name, const Dims& shape, const std::vector<float>& v) {
-    return ConstBytes(name, shape, TT::FLOAT32, v.data(), v.size() * sizeof(float));
-  }
-  int ConstI32(const std::string& name, const Dims& shape, const std::vector<int32_t>& v) {
-    return ConstBytes(name, shape, TT::INT32, v.data(), v.size() * sizeof(int32_t));
   }
   /// Values uniform on [-scale, scale), seeded by "<case>/<name>".
   std::vector<float> Rand(const std::string& name, int64_t n, float scale) const {
@@ -130,61 +99,10 @@ class Writer {
     return v;
   }
   int Weights(const std::string& name, const Dims& shape, float scale) { return ConstF(name, shape, Rand(name, Numel(shape), scale)); }
-
-  void Op(int code, int version, const std::vector<int>& in, const std::vector<int>& out, BO type = BO::NONE,
-          Offset<void> options = 0) {
-    const auto key = std::make_pair(code, version);
-    auto it = std::find(opcodes_.begin(), opcodes_.end(), key);
-    const uint32_t index = static_cast<uint32_t>(it - opcodes_.begin());
-    if (it == opcodes_.end()) opcodes_.push_back(key);
-    const auto ins = fbb_.CreateVector(in);
-    const auto outs = fbb_.CreateVector(out);
-    const auto op = tfl::CreateOperator(fbb_, index, ins, outs, type, options);
-    ops_.push_back(op);
-  }
-
-  std::vector<uint8_t> Finish() {
-    std::vector<Offset<tfl::OperatorCode>> codes;
-    for (const auto& [code, version] : opcodes_)
-      codes.push_back(tfl::CreateOperatorCode(fbb_, static_cast<int8_t>(std::min(code, 127)), 0, version, code));
-    const auto tensors = fbb_.CreateVector(tensors_);
-    const auto ins = fbb_.CreateVector(inputs_);
-    const auto outs = fbb_.CreateVector(outputs_);
-    const auto ops = fbb_.CreateVector(ops_);
-    const auto sg_name = fbb_.CreateString("main");
-    const auto sg = tfl::CreateSubGraph(fbb_, tensors, ins, outs, ops, sg_name);
-    const auto sgs = fbb_.CreateVector(&sg, 1);
-    const auto code_vec = fbb_.CreateVector(codes);
-    const auto bufs = fbb_.CreateVector(buffers_);
-    const auto desc = fbb_.CreateString("tare tools/make_tflite_ops.cc: " + case_);
-    const auto model = tfl::CreateModel(fbb_, 3, code_vec, sgs, desc, bufs);
-    tfl::FinishModelBuffer(fbb_, model);
-    return std::vector<uint8_t>(fbb_.GetBufferPointer(), fbb_.GetBufferPointer() + fbb_.GetSize());
-  }
+  std::vector<uint8_t> Finish() { return ModelBuilder::Finish("tare tools/make_tflite_ops.cc: " + case_); }
 
  private:
-  struct Info {
-    std::string name;
-    Dims shape;
-  };
-  int AddTensor(const std::string& name, const Dims& shape, TT type, uint32_t buffer, Offset<tfl::QuantizationParameters> q,
-                bool variable) {
-    const auto sh = fbb_.CreateVector(shape);
-    const auto nm = fbb_.CreateString(name);
-    const auto t = tfl::CreateTensor(fbb_, sh, type, buffer, nm, q, variable);
-    tensors_.push_back(t);
-    infos_.push_back({name, shape});
-    return static_cast<int>(tensors_.size() - 1);
-  }
-
   std::string case_;
-  flatbuffers::FlatBufferBuilder fbb_{4096};
-  std::vector<Offset<tfl::Tensor>> tensors_;
-  std::vector<Offset<tfl::Buffer>> buffers_;
-  std::vector<Offset<tfl::Operator>> ops_;
-  std::vector<std::pair<int, int>> opcodes_;
-  std::vector<Info> infos_;
-  std::vector<int> inputs_, outputs_;
   std::map<size_t, std::vector<float>> input_values_;
 };
 

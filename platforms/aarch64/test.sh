@@ -20,8 +20,9 @@ if [[ ${1:-} == --ci ]]; then
   # ASan); the kernels its models run are the op tables' and the other models'.
   # cli.bad_inputs, cli.compare_study: the CLI's argument checks and the report's assembly, the
   # same code on every platform (natively and under ASan); the kernels they reach run above.
+  # cli.fuzz_peers: the peers are node.js programs (x86-64 here); tare fuzz itself runs in cli.fuzz.
   # The layers' link checks are not built (the layering is the same on every platform).
-  exclude=(-E '^(conformance\.(ref|ref64|onednn|cpu)\.node|cli\.gemm_threads|cli\.(bad_inputs|compare_study)|fuzz\.replay\..*|model\.tfjs(_corpus)?\..*)$')
+  exclude=(-E '^(conformance\.(ref|ref64|onednn|cpu)\.node|cli\.gemm_threads|cli\.(bad_inputs|compare_study|fuzz_peers)|fuzz\.replay\..*|model\.tfjs(_corpus)?\..*)$')
   build_args=(-DTARE_LINK_CHECKS=OFF)
 fi
 platforms/aarch64/build.sh "${build_args[@]}"

@@ -38,6 +38,12 @@ TEST_CASE("metrics: zeros, infinities and NaN") {
   const float inf = std::numeric_limits<float>::infinity();
   auto infs = CompareTensors(F32({2}, {inf, 1}), F32({2}, {inf, 1}));
   CHECK(infs->max_abs == 0);
+  CHECK(infs->rel_l2 == 0);
+  // An infinity against a finite value where the other side has an infinity too: the distance is
+  // infinite (not inf / inf = NaN, which would compare as neither within nor beyond a threshold).
+  auto inf_vs_finite = CompareTensors(F32({2}, {inf, inf}), F32({2}, {inf, 1}));
+  CHECK(std::isinf(inf_vs_finite->rel_l2));
+  CHECK(std::isinf(inf_vs_finite->max_abs));
   auto nan = CompareTensors(F32({3}, {NAN, 1, NAN}), F32({3}, {NAN, 1, 2}));
   CHECK(nan->nan_mismatch == 1);
   CHECK(std::isinf(nan->max_abs));
