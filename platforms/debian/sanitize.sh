@@ -31,9 +31,10 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fully connected columns (docs/FINDINGS.md F1), run natively in test.sh and under every emulated
 # CPU model of the matrix; tare's own Gemm paths run under ASan in the per-op and model tests.
 # So is cli.fuzz_peers (ONNX Runtime and LiteRT.js on generated models, 25 s: the peers' node.js
-# runners; tare's side of it runs here in cli.fuzz). ONNX's node tests run here on every CPU
+# runners; tare's side of it runs here in cli.fuzz), and cli.compare_study (45 s under ASan: the
+# study report's assembly from tare compare runs that cli.compare and cli.compare_html cover here). ONNX's node tests run here on every CPU
 # backend (a few seconds each since tare_conformance runs its cases in one worker process).
-(cd build-san && ctest --output-on-failure -j "$(nproc)" -E '^(conformance\.vulkan\.|model\.tfjs_corpus\.|cli\.(gemm_threads|fuzz_peers)$)' > ../build-san-ctest.log 2>&1) || {
+(cd build-san && ctest --output-on-failure -j "$(nproc)" -E '^(conformance\.vulkan\.|model\.tfjs_corpus\.|cli\.(gemm_threads|fuzz_peers|compare_study)$)' > ../build-san-ctest.log 2>&1) || {
   grep -E "Failed|\*\*\*|ERROR: (Address|Undefined)|runtime error" build-san-ctest.log | head -40; tail -5 build-san-ctest.log; exit 1; }
 tail -3 build-san-ctest.log
 echo "sanitize: ctest under ASan+UBSan passed; fuzzing each target for ${secs} s"
