@@ -100,6 +100,11 @@ int CmdFuzz(const FuzzArgs& args) {
   if (!(args.seconds > 0) || args.seconds > 7 * 24 * 3600) return Fail("--seconds must be a number of seconds in (0, 604800]");
   if (args.max_nodes < 1 || args.max_nodes > 64) return Fail("--max-nodes must be in [1, 64]");
   if (args.backends.empty() && args.peers.empty()) return Fail("--backends and --peers name no engine to test");
+  if (!(args.hang_seconds >= 1 && args.hang_seconds <= 86400)) return Fail("--hang-seconds must be in [1, 86400]");
+  for (const std::vector<std::string>* list : {&args.backends, &args.peers})
+    for (size_t i = 0; i < list->size(); ++i)
+      if (std::find(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(i), (*list)[i]) != list->begin() + static_cast<std::ptrdiff_t>(i))
+        return Fail(std::string(list == &args.backends ? "--backends" : "--peers") + " names '" + (*list)[i] + "' twice");
   const std::vector<std::string> avail = tare::AvailableBackends();
   for (const std::string& b : args.backends) {
     if (b == "ref64") return Fail("--backends: ref64 is the oracle, not an engine under test");
@@ -114,9 +119,9 @@ int CmdFuzz(const FuzzArgs& args) {
   tare::fuzz::Engines engines;
   engines.backends = args.backends;
   for (const std::string& p : args.peers) {
-    if (p == "ort") engines.peers.push_back(OrtPeer());
-    else if (p == "tflite") engines.peers.push_back(TflitePeer());
-    else return Fail("--peers: unknown peer '" + p + "' (known: ort, tflite)");
+    if (p != "ort" && p != "tflite") return Fail("--peers: unknown peer '" + p + "' (known: ort, tflite)");
+    if (tare::Status st = CheckPeerInstalled(p); !st.ok()) return Fail("--peers: " + st.message());
+    engines.peers.push_back(p == "ort" ? OrtPeer() : TflitePeer());
   }
   tare::fuzz::FuzzOptions o;
   o.seconds = args.seconds;
@@ -129,8 +134,10 @@ int CmdFuzz(const FuzzArgs& args) {
   o.hang_seconds = args.hang_seconds;
   o.out = args.out;
   const bool tty = isatty(fileno(stderr));
+  double shown_at = -1;
   auto progress = [&](const tare::fuzz::Summary& s, double t) {
-    if (!tty) return;
+    if (!tty || t - shown_at < 0.2) return;  // at most five redraws a second
+    shown_at = t;
     std::fprintf(stderr, "\r%6.0f s  %lld models  %lld findings in %zu root causes   ", t, static_cast<long long>(s.models),
                  static_cast<long long>(s.findings), s.groups.size());
     std::fflush(stderr);

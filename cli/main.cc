@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -484,14 +485,16 @@ int main(int argc, char** argv) {
   FuzzArgs fz;
   std::string fz_backends = "ref,cpu,onednn", fz_peers;
   auto* fuzz = app.add_subcommand("fuzz", "generate random valid models, run them on ref64, tare's backends and peers, reduce what differs");
-  fuzz->add_option("--seconds", fz.seconds, "time budget in seconds (default 60)");
+  fuzz->add_option("--seconds", fz.seconds, "time budget in seconds, in (0, 604800] (default 60): no new model starts after it; reducing the last findings may take longer");
   fuzz->add_option("--seed", fz.seed, "seed of the run: the same seed gives the same models (default 1)");
-  fuzz->add_option("--max-models", fz.max_models, "stop after this many models (default: no limit)")->check(CLI::Range(int64_t(0), int64_t(1) << 40));
-  fuzz->add_option("--model-seed", fz.model_seed, "check only the model of this seed (running.txt and finding.txt name it)");
-  fuzz->add_option("--max-nodes", fz.max_nodes, "nodes per generated model, at most (default 8)");
+  fuzz->add_option("--max-models", fz.max_models, "stop after this many models (default 0: no limit)")->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  fuzz->add_option("--model-seed", fz.model_seed,
+                   "check only the model of this seed, as finding.txt names it (with the run's --max-nodes); its files go to OUT/model/")
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
+  fuzz->add_option("--max-nodes", fz.max_nodes, "nodes per generated model, at most, in [1, 64] (default 8; part of what a seed generates)");
   fuzz->add_option("--backends", fz_backends, "tare backends under test, comma-separated (default ref,cpu,onednn; the oracle is ref64)");
   fuzz->add_option("--peers", fz_peers, "peer frameworks under test, comma-separated: ort (ONNX Runtime), tflite (LiteRT.js, on the models tare's TFLite writer can express), both through node.js and bench/peers");
-  fuzz->add_option("--out", fz.out, "folder for findings/, summary.json and index.html (new or empty)");
+  fuzz->add_option("--out", fz.out, "folder for findings/, summary.json and index.html (new or empty; without it nothing is written)");
   fuzz->add_flag("--no-reduce", fz.no_reduce, "keep findings' models as generated");
   fuzz->add_flag("--no-isolate", fz.no_isolate,
                  "run the engines in this process (for a debugger); by default a worker process runs them, so that a crash or a hang is a finding");

@@ -113,6 +113,19 @@ Status TempDir::Create() {
   return Status::Ok();
 }
 
+Status CheckPeerInstalled(const std::string& peer) {
+  const std::string script = peer == "ort" ? "ort_run.js" : peer == "tfjs" ? "tfjs_run.js" : "tflite_run.js";
+  const std::string package = peer == "ort" ? "onnxruntime-node" : peer == "tfjs" ? "@tensorflow/tfjs" : "@litertjs/core";
+  const fs::path dir = EnvOr("TARE_PEERS_DIR", TARE_PEERS_DIR);
+  std::error_code ec;
+  if (!fs::exists(dir / script, ec))
+    return Status::Error(StatusCode::kIO, "peer " + peer + ": the runner " + (dir / script).string() + " is missing (set TARE_PEERS_DIR to tare's bench/peers)");
+  if (!fs::exists(dir / "node_modules" / package, ec))
+    return Status::Error(StatusCode::kIO, "peer " + peer + ": " + package + " is not installed in " + dir.string() +
+                                              " (cd " + dir.string() + " && npm install --ignore-scripts)");
+  return Status::Ok();
+}
+
 Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<NamedTensor>& inputs,
                         const std::string& work) {
   if (peer != "ort" && peer != "tflite" && peer != "tfjs")

@@ -57,4 +57,9 @@ struct PeerRun {
 tare::Result<PeerRun> RunPeer(const std::string& peer, const std::string& model, const std::vector<tare::NamedTensor>& inputs,
                               const std::string& work);
 
+/// Whether `peer` can run here: its runner script exists (as RunPeer finds it) and its npm package
+/// is installed next to it (ort: onnxruntime-node, tflite: @litertjs/core, tfjs: @tensorflow/tfjs).
+/// Errors: say which is missing and how to install it.
+tare::Status CheckPeerInstalled(const std::string& peer);
+
 }  // namespace tare_cli

@@ -54,7 +54,7 @@ Status WriteCaseFiles(const std::string& dir, const FuzzCase& c, Status* onnx) {
   return Status::Ok();
 }
 
-Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, Group* g) {
+Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, int max_nodes, Group* g) {
   char num[16];
   std::snprintf(num, sizeof num, "%03zu", i + 1);
   const fs::path dir = fs::path(out) / "findings" / (std::string(num) + "-" + Clean(g->finding.engine) + "-" + g->finding.kind +
@@ -66,7 +66,8 @@ Status WriteGroup(const std::string& out, size_t i, const FuzzCase& c, Group* g)
   Status onnx = Status::Ok();
   TARE_RETURN_IF_ERROR(WriteCaseFiles(dir.string(), c, &onnx));
   std::string line = OneLine(*g) + "\n";
-  line += "seed " + std::to_string(g->first_seed) + ", " + std::to_string(g->original_nodes) + " nodes reduced to " + std::to_string(g->nodes) +
+  line += "seed " + std::to_string(g->first_seed) + " (tare fuzz --model-seed " + std::to_string(g->first_seed) + " --max-nodes " +
+          std::to_string(max_nodes) + "), " + std::to_string(g->original_nodes) + " nodes reduced to " + std::to_string(g->nodes) +
           (g->reproduced ? "" : " (did not reproduce when reduction started: not reduced)") + "\n";
   if (!onnx.ok()) line += "no model.onnx: " + onnx.message() + "\n";
   return WriteText((dir / "finding.txt").string(), line);
@@ -150,7 +151,7 @@ Status AddFinding(const FuzzOptions& o, const Engines& engines, const FuzzCase& 
     }
   }
   g.nodes = static_cast<int>(shown.model->graph.nodes.size());
-  if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteGroup(o.out, st.s.groups.size(), shown, &g));
+  if (!o.out.empty()) TARE_RETURN_IF_ERROR(WriteGroup(o.out, st.s.groups.size(), shown, o.gen.max_nodes, &g));
   st.by_key[key] = st.s.groups.size();
   st.s.groups.push_back(g);
   return Status::Ok();
@@ -348,8 +349,12 @@ Result<Summary> RunFuzz(const FuzzOptions& o, const Engines& engines, const std:
   }
   RunState st;
   st.s.seed = o.seed;
+  st.s.model_seed = o.model_seed;
+  st.s.max_nodes = o.gen.max_nodes;
   st.s.engines = engines.backends;
   for (const Peer& p : engines.peers) st.s.engines.push_back(p.name);
+  // The summary at once: an output folder that cannot be written fails the run before it starts.
+  TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, true));
   TARE_RETURN_IF_ERROR(o.isolate ? Supervise(o, engines, st, progress) : RunModels(o, engines, 0, st, progress, {}));
   st.s.seconds = st.Elapsed();
   TARE_RETURN_IF_ERROR(MaybeWriteSummary(o, st, true));
@@ -369,7 +374,7 @@ nlohmann::json GroupToJson(const Group& g) {
   e["ratio"] = std::isfinite(g.finding.ratio) ? nlohmann::json(g.finding.ratio) : nlohmann::json("inf");
   e["detail"] = g.finding.detail;
   e["count"] = g.count;
-  e["first_seed"] = g.first_seed;
+  e["first_seed"] = std::to_string(g.first_seed);  // a string: exact in every JSON reader (seeds exceed 2^53)
   e["nodes"] = g.nodes;
   e["original_nodes"] = g.original_nodes;
   e["reproduced"] = g.reproduced;
@@ -388,7 +393,7 @@ Group GroupFromJson(const nlohmann::json& e) {
   g.finding.ratio = e["ratio"].is_number() ? e["ratio"].get<double>() : INFINITY;
   g.finding.detail = e.value("detail", "");
   g.count = e.value("count", 0);
-  g.first_seed = e.value("first_seed", uint64_t{0});
+  g.first_seed = std::stoull(e.value("first_seed", std::string("0")));
   g.nodes = e.value("nodes", 0);
   g.original_nodes = e.value("original_nodes", 0);
   g.reproduced = e.value("reproduced", true);
@@ -401,6 +406,8 @@ Group GroupFromJson(const nlohmann::json& e) {
 std::string SummaryJson(const Summary& s) {
   nlohmann::json j;
   j["seed"] = s.seed;
+  j["model_seed"] = std::to_string(s.model_seed);
+  j["max_nodes"] = s.max_nodes;
   j["seconds"] = s.seconds;
   j["models"] = s.models;
   j["skipped"] = s.skipped;

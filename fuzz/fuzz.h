@@ -49,6 +49,8 @@ struct Group {
 
 struct Summary {
   uint64_t seed = 0;
+  uint64_t model_seed = 0;  ///< FuzzOptions::model_seed (0: the run's models)
+  int max_nodes = 0;        ///< GenOptions::max_nodes: a model seed gives its model with this
   double seconds = 0;  ///< wall time of the run
   int64_t models = 0;   ///< models checked (ref64 ran them)
   int64_t skipped = 0;  ///< generated models ref64 did not run (see `skip_reasons`)

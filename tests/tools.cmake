@@ -217,7 +217,7 @@ if(TARE_WITH_ONEDNN)
   string(APPEND TARE_FUZZ_BACKENDS ",onednn")
 endif()
 add_test(NAME cli.fuzz COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/fuzz.sh ${TARE_EXE} ${CMAKE_CURRENT_BINARY_DIR}/fuzz_cli 40 ${TARE_FUZZ_BACKENDS})
-# The peers (ONNX Runtime; LiteRT.js through tare's TFLite writer) on generated models, 25 s; skipped without them.
+# The peers (ONNX Runtime; LiteRT.js through tare's TFLite writer) on 24 generated models (about 30 s); skipped without them.
 add_test(NAME cli.fuzz_peers COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/fuzz_peers.sh ${TARE_EXE} ${CMAKE_CURRENT_BINARY_DIR}/fuzz_peers)
 set_tests_properties(cli.fuzz_peers PROPERTIES SKIP_RETURN_CODE 77)
 

@@ -30,7 +30,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # cli.gemm_threads (113 s under ASan): 500 Gemm shapes at 1 and 2 threads checking XNNPACK's
 # fully connected columns (docs/FINDINGS.md F1), run natively in test.sh and under every emulated
 # CPU model of the matrix; tare's own Gemm paths run under ASan in the per-op and model tests.
-# So is cli.fuzz_peers (ONNX Runtime and LiteRT.js on generated models, 25 s: the peers' node.js
+# So is cli.fuzz_peers (ONNX Runtime and LiteRT.js on generated models, about 30 s: the peers' node.js
 # runners; tare's side of it runs here in cli.fuzz), and cli.compare_study (45 s under ASan: the
 # study report's assembly from tare compare runs that cli.compare and cli.compare_html cover here). ONNX's node tests run here on every CPU
 # backend (a few seconds each since tare_conformance runs its cases in one worker process).
