@@ -1,6 +1,9 @@
 // The `tare` command (README.md, Use): convert, run, inspect, ops.
 // Exit status 0 on success; on failure 1 with one line "tare: error: ..." on stderr.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 
 #include <algorithm>
 #include <limits>
@@ -406,9 +409,37 @@ int CmdOps(bool markdown) {
   return 0;
 }
 
+/// `tare campaign ...` (issue 25) is Python (campaign/tare_campaign, on Dask): runs
+/// TARE_PYTHON -m tare_campaign with the rest of the arguments, the campaign package and the tare
+/// module on PYTHONPATH and this executable as TARE_EXE. Returns only when the exec fails.
+int ExecCampaign(int argc, char** argv) {
+#if defined(TARE_CAMPAIGN_DIR) && defined(TARE_PYTHON_MODULE_DIR) && defined(TARE_PYTHON_EXE)
+  std::string path = std::string(TARE_CAMPAIGN_DIR) + ":" + TARE_PYTHON_MODULE_DIR;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0 && !std::getenv("TARE_EXE")) {
+    self[n] = 0;
+    setenv("TARE_EXE", self, 1);
+  }
+  std::vector<char*> args = {const_cast<char*>(TARE_PYTHON_EXE), const_cast<char*>("-m"), const_cast<char*>("tare_campaign")};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(TARE_PYTHON_EXE, args.data());
+  std::fprintf(stderr, "tare: error: tare campaign: cannot run %s: %s\n", TARE_PYTHON_EXE, std::strerror(errno));
+#else
+  (void)argc;
+  (void)argv;
+  std::fprintf(stderr, "tare: error: tare campaign is not in this build (it needs the Python module)\n");
+#endif
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "campaign") return ExecCampaign(argc, argv);
   CLI::App app{"tare: a controlled-baseline inference runtime"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tare ") + TARE_VERSION);
@@ -484,6 +515,8 @@ int main(int argc, char** argv) {
 
   FuzzArgs fz;
   std::string fz_backends = "ref,cpu,onednn", fz_peers;
+  app.add_subcommand("campaign", "run a campaign file's grid of models x engines x threads on Dask, and report it (tare campaign run|report --help; docs/CAMPAIGNS.md)")
+      ->allow_extras();
   auto* fuzz = app.add_subcommand("fuzz", "generate random valid models, run them on ref64, tare's backends and peers, reduce what differs");
   fuzz->add_option("--seconds", fz.seconds, "time budget in seconds, in (0, 604800] (default 60): no new model starts after it; reducing the last findings may take longer");
   fuzz->add_option("--seed", fz.seed, "seed of the run: the same seed gives the same models (default 1)");

@@ -15,6 +15,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       python3-numpy python3-onnx
       libxnnpack-dev libpthreadpool-dev libeigen3-dev libbenchmark-dev libdnnl-dev
       pybind11-dev python3-dev python3-pytest  # the Python module and its tests (issue 17)
+      python3-distributed  # tare campaign on Dask (issue 25)
       chromium  # headless screenshots of tare compare's HTML reports (tests/cli/compare_html.sh)
       # the vulkan backend (issue 18): headers and glslc to build; lavapipe (Mesa's software Vulkan
       # on the CPU), the loader, the validation layer and spirv-val to run its tests in CI.

@@ -1,0 +1,120 @@
+"""tare campaign (issue 25): the seed studies' experiments as one declarative run, on Dask.
+
+    tare campaign run FILE --out DIR [--serial] [--scheduler ADDRESS] [--workers N]
+    tare campaign report DIR
+
+`run` checks FILE whole (spec.py: one error line, nothing run), expands it into tasks with stable
+keys (tasks.py) and runs those without a result under DIR/results (runner.py): on a Dask
+LocalCluster of N worker processes (default 2) on this machine, on an existing Dask cluster with
+--scheduler, or one after the other with --serial. `report` merges DIR/results into
+DIR/report.json and prints a table: per model, engine and thread count the accuracy, the top-1
+flips against the first engine's outputs, the median latency over the repetitions, the CPU
+utilization and the peak RSS.
+Exit status: 0; 1 when a task failed or the file is refused; 2 for bad arguments.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+from . import runner, spec
+
+
+def _tare_exe():
+    exe = os.environ.get("TARE_EXE")
+    if exe:
+        return exe
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(here, "build", "tare")
+
+
+def cmd_run(a):
+    try:
+        import tare
+        backends = tare.backends()
+    except ImportError:
+        backends = []
+    try:
+        c = spec.load(a.file, backends)
+    except spec.CampaignError as e:
+        print(f"tare campaign: error: {e}", file=sys.stderr)
+        return 1
+    ran, skipped, failures = runner.run(c, os.path.abspath(a.out), _tare_exe(), serial=a.serial, scheduler=a.scheduler,
+                                        workers=a.workers, log=lambda m: print(m, flush=True))
+    print(f"tare campaign: {ran} tasks run, {skipped} done before, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+def report(out):
+    """The merged results of DIR: {"campaign", "rows": [...]} (also written to DIR/report.json)."""
+    with open(os.path.join(out, "campaign.json")) as f:
+        c = json.load(f)
+    results = {}
+    d = os.path.join(out, "results")
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if name.endswith(".json"):
+            with open(os.path.join(d, name)) as f:
+                r = json.load(f)
+            results[r["key"]] = r
+    rows = []
+    for m in c["models"]:
+        ref_top1 = None
+        for r in c["runs"]:
+            eng = "tare-" + r["backends"].replace(",", "+") if r["engine"] == "tare" else r["engine"]
+            for t in r["threads"]:
+                o = results.get(f"outputs/{m['name']}/{eng}/t{t}")
+                reps = [results[k] for k in sorted(results) if k.startswith(f"timing/{m['name']}/{eng}/t{t}/r")]
+                row = {"model": m["name"], "engine": eng, "threads": t, "accuracy": o.get("accuracy") if o else None}
+                if o:
+                    if ref_top1 is None:
+                        ref_top1, row["flips"] = o["top1"], 0
+                    else:
+                        row["flips"] = sum(1 for p, q in zip(o["top1"], ref_top1) if p != q)
+                if reps:
+                    row["median_ms"] = statistics.median(x["median_ms"] for x in reps)
+                    row["cpu_utilization"] = statistics.median(x["cpu_utilization"] for x in reps)
+                    row["peak_rss_mb"] = max(x["peak_rss_bytes"] for x in reps) / 2**20
+                    row["repetitions"] = len(reps)
+                rows.append(row)
+    rep = {"campaign": c["name"], "tasks_done": len(results), "rows": rows}
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(rep, f, indent=1)
+    return rep
+
+
+def cmd_report(a):
+    if not os.path.isfile(os.path.join(a.dir, "campaign.json")):
+        print(f"tare campaign: error: {a.dir} holds no campaign (no campaign.json)", file=sys.stderr)
+        return 1
+    rep = report(a.dir)
+    fmt = lambda v, p: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
+    print(f"campaign {rep['campaign']}: {rep['tasks_done']} task results")
+    print("| model | engine | threads | accuracy | flips vs first | median ms | CPU util | peak RSS MB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rep["rows"]:
+        print(f"| {r['model']} | {r['engine']} | {r['threads']} | {fmt(r.get('accuracy'), 4)} | {r.get('flips', '-')} | "
+              f"{fmt(r.get('median_ms'), 3)} | {fmt(r.get('cpu_utilization'), 2)} | {fmt(r.get('peak_rss_mb'), 1)} |")
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="tare campaign", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run a campaign file's tasks (resumes: skips what DIR holds)")
+    r.add_argument("file")
+    r.add_argument("--out", required=True)
+    r.add_argument("--serial", action="store_true", help="no Dask: one task after the other in this process")
+    r.add_argument("--scheduler", help="address of an existing Dask scheduler (default: a LocalCluster here)")
+    r.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
+    p = sub.add_parser("report", help="merge DIR's results into DIR/report.json and print the table")
+    p.add_argument("dir")
+    a = ap.parse_args(argv)
+    if a.cmd == "run" and a.workers < 1:
+        ap.error("--workers must be >= 1")
+    return cmd_run(a) if a.cmd == "run" else cmd_report(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

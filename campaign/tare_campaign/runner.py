@@ -1,0 +1,107 @@
+"""Running a campaign's tasks (issue 25): serially, or on Dask distributed.
+
+Results: OUT/results/<key>.json, written by this process (never by a worker) when a task's result
+comes back, through a temporary file renamed into place: a key's file appears once, whole, and a
+rerun skips every key that has one. A task whose worker dies is run again by Dask on another
+worker (the scheduler's retries); its result is still written once, here.
+
+Timing honesty: the outputs tasks run first, in parallel; then the timing tasks, each holding the
+one lease of the Dask semaphore "tare-campaign-timing-<host>" of its machine while it runs, so no
+two timing tasks share a machine and no outputs task runs beside one (they are all done by then).
+
+    run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=print)
+"""
+
+import json
+import os
+import socket
+
+from . import tasks as T
+
+
+def _write(out, res):
+    d = os.path.join(out, "results")
+    os.makedirs(d, exist_ok=True)
+    f = os.path.join(d, T.key_file(res["key"]))
+    tmp = f + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(res, fh, indent=1, sort_keys=True)
+    os.replace(tmp, f)
+
+
+def done_keys(out):
+    d = os.path.join(out, "results")
+    if not os.path.isdir(d):
+        return set()
+    return {f[:-5].replace("__", "/") for f in os.listdir(d) if f.endswith(".json")}
+
+
+def _timing_with_lock(task, out_dir, tare_exe):
+    # A one-lease Dask Semaphore per machine: its lease lapses when the worker holding it dies
+    # (a Lock would stay taken), so a killed worker never blocks the machine's timing tasks.
+    from distributed import Semaphore
+    with Semaphore(max_leases=1, name="tare-campaign-timing-" + socket.gethostname()):
+        return T.run_task(task, out_dir, tare_exe)
+
+
+def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=print):
+    """Runs the tasks of `campaign` (spec.load's dict) not yet done under `out`. Returns
+    (tasks run now, tasks skipped as done, failures: list of (key, message))."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "campaign.json"), "w") as fh:
+        json.dump(campaign, fh, indent=1)
+    all_tasks = T.expand(campaign)
+    have = done_keys(out)
+    todo = [t for t in all_tasks if t["key"] not in have]
+    skipped = len(all_tasks) - len(todo)
+    log(f"campaign {campaign['name']}: {len(all_tasks)} tasks, {skipped} done before, {len(todo)} to run")
+    out_dir = os.path.join(out, "outputs")
+    failures = []
+    ran = 0
+    if serial:
+        for t in todo:
+            try:
+                res = T.run_task(t, out_dir, tare_exe)
+            except Exception as e:  # a task's failure is reported, the others go on
+                failures.append((t["key"], str(e)))
+                log(f"FAILED {t['key']}: {e}")
+                continue
+            _write(out, res)
+            ran += 1
+            log(f"done {t['key']}")
+        return ran, skipped, failures
+    from distributed import Client, LocalCluster, as_completed
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        # A timing lease held by a worker that died lapses after 6 s (Dask's default: 30 s).
+        os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__LOCKS__LEASE_TIMEOUT", "6s")
+        os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__LOCKS__LEASE_VALIDATION_INTERVAL", "1s")
+        import dask
+        dask.config.refresh()
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        for phase in ("outputs", "timing"):
+            batch = [t for t in todo if t["kind"] == phase]
+            if not batch:
+                continue
+            fn = T.run_task if phase == "outputs" else _timing_with_lock
+            futures = {client.submit(fn, t, out_dir, tare_exe, key="tare-campaign-" + t["key"], pure=False): t for t in batch}
+            for fut in as_completed(futures):
+                t = futures[fut]
+                try:
+                    res = fut.result()
+                except Exception as e:
+                    failures.append((t["key"], str(e)))
+                    log(f"FAILED {t['key']}: {e}")
+                    continue
+                _write(out, res)
+                ran += 1
+                log(f"done {t['key']} (on {res['host']} pid {res['pid']})")
+    finally:
+        client.close()
+        if cluster:
+            cluster.close()
+    return ran, skipped, failures

@@ -1,0 +1,158 @@
+"""The campaign file (issue 25): TOML, read with tomllib, checked whole before any task starts.
+
+    name = "engines-x-threads"            # the campaign's name (letters, digits, - _ .)
+
+    [[models]]                             # one table per model
+    name = "lenet5"
+    file = "../../tests/models/lenet5/model.onnx"   # relative to the campaign file
+    inputs = "npy:../../tests/models/lenet5/dataset"
+        # npy:DIR           DIR/items.npy: N items stacked on axis 0 (the model's first input),
+        #                   DIR/labels.npy (optional): N int class labels
+        # fashion-mnist:DIR the t10k images of DIR/t10k-images-idx3-ubyte.gz (pixels / 255,
+        #                   float32 [N,1,28,28]) and their labels; "fashion-mnist:" alone: Debian's
+        #                   /usr/share/datasets/fashion-mnist
+    limit = 1000                           # optional: the first `limit` items only
+
+    [[runs]]                               # one table per engine configuration
+    engine = "tare"                        # "tare" (in-process, the tare module) or "ort"
+    backends = "cpu"                       # tare only: a priority list as tare's --backend takes
+    threads = [1, 2]                       # each thread count is its own run
+    repetitions = 3                        # timing repetitions (each a fresh process)
+
+    [measure]
+    outputs = true                         # the outputs on every item: top-1, accuracy, flips
+    latency = true                         # timing tasks: latency percentiles, CPU time, peak RSS
+    iters = 20                             # timed runs per timing task
+    warmup = 3                             # untimed runs before them
+
+Errors (CampaignError, one line naming the file and the key): unknown keys at any level, missing
+or mistyped values, a model file or data set that does not exist, an engine or tare backend that
+does not exist here, duplicate model names.
+"""
+
+import os
+import re
+import tomllib
+
+ENGINES = ("tare", "ort")
+
+_TOP = {"name", "models", "runs", "measure"}
+_MODEL = {"name", "file", "inputs", "limit"}
+_RUN = {"engine", "backends", "threads", "repetitions"}
+_MEASURE = {"outputs", "latency", "iters", "warmup"}
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class CampaignError(Exception):
+    """A campaign file that cannot be run: the message names the file and the key."""
+
+
+def _keys(table, allowed, where, path):
+    for k in table:
+        if k not in allowed:
+            raise CampaignError(f"{path}: unknown key '{k}' in {where} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _get(table, key, kind, where, path, default=None, required=True):
+    if key not in table:
+        if required:
+            raise CampaignError(f"{path}: {where} has no '{key}'")
+        return default
+    v = table[key]
+    if kind is int and (isinstance(v, bool) or not isinstance(v, int)):
+        raise CampaignError(f"{path}: {where}.{key} must be an integer, not {v!r}")
+    if kind is not int and not isinstance(v, kind):
+        raise CampaignError(f"{path}: {where}.{key} must be a {kind.__name__}, not {v!r}")
+    return v
+
+
+def _inputs(spec, base, where, path):
+    kind, _, rest = spec.partition(":")
+    if kind == "npy":
+        d = os.path.normpath(os.path.join(base, rest))
+        if not os.path.isfile(os.path.join(d, "items.npy")):
+            raise CampaignError(f"{path}: {where}.inputs: no items.npy in {d}")
+        return {"kind": "npy", "dir": d}
+    if kind == "fashion-mnist":
+        d = os.path.normpath(os.path.join(base, rest)) if rest else "/usr/share/datasets/fashion-mnist"
+        if not os.path.isfile(os.path.join(d, "t10k-images-idx3-ubyte.gz")):
+            raise CampaignError(f"{path}: {where}.inputs: no t10k-images-idx3-ubyte.gz in {d} (Debian: apt-get install dataset-fashion-mnist)")
+        return {"kind": "fashion-mnist", "dir": d}
+    raise CampaignError(f"{path}: {where}.inputs must be 'npy:DIR' or 'fashion-mnist:[DIR]', not {spec!r}")
+
+
+def load(path, available_backends):
+    """Reads and checks the campaign file at `path`; returns a plain dict (paths made absolute).
+    `available_backends`: the tare backends this build has (tare.backends())."""
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as e:
+        raise CampaignError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{path}: not valid TOML: {e}") from None
+    base = os.path.dirname(os.path.abspath(path))
+    _keys(doc, _TOP, "the file", path)
+    name = _get(doc, "name", str, "the file", path)
+    if not _NAME.match(name):
+        raise CampaignError(f"{path}: name {name!r} must be letters, digits, '-', '_' or '.'")
+    models = _get(doc, "models", list, "the file", path)
+    if not models:
+        raise CampaignError(f"{path}: no [[models]]")
+    out_models, seen = [], set()
+    for i, m in enumerate(models):
+        where = f"models[{i}]"
+        if not isinstance(m, dict):
+            raise CampaignError(f"{path}: {where} must be a table")
+        _keys(m, _MODEL, where, path)
+        mname = _get(m, "name", str, where, path)
+        if not _NAME.match(mname) or mname in seen:
+            raise CampaignError(f"{path}: {where}.name {mname!r} must be unique and letters, digits, '-', '_' or '.'")
+        seen.add(mname)
+        f = os.path.normpath(os.path.join(base, _get(m, "file", str, where, path)))
+        if not os.path.isfile(f):
+            raise CampaignError(f"{path}: {where}.file: no such file {f}")
+        limit = _get(m, "limit", int, where, path, required=False)
+        if limit is not None and limit < 1:
+            raise CampaignError(f"{path}: {where}.limit must be >= 1")
+        out_models.append({"name": mname, "file": f, "inputs": _inputs(_get(m, "inputs", str, where, path), base, where, path),
+                           "limit": limit})
+    runs = _get(doc, "runs", list, "the file", path)
+    if not runs:
+        raise CampaignError(f"{path}: no [[runs]]")
+    out_runs = []
+    for i, r in enumerate(runs):
+        where = f"runs[{i}]"
+        if not isinstance(r, dict):
+            raise CampaignError(f"{path}: {where} must be a table")
+        _keys(r, _RUN, where, path)
+        engine = _get(r, "engine", str, where, path)
+        if engine not in ENGINES:
+            raise CampaignError(f"{path}: {where}.engine {engine!r} is not one of {', '.join(ENGINES)}")
+        backends = _get(r, "backends", str, where, path, required=engine == "tare")
+        if engine == "tare":
+            for b in backends.split(","):
+                if b not in available_backends:
+                    raise CampaignError(f"{path}: {where}.backends: unknown backend {b!r} (this build has: {', '.join(available_backends)})")
+        elif backends is not None:
+            raise CampaignError(f"{path}: {where}.backends is for engine 'tare' only")
+        threads = _get(r, "threads", list, where, path, default=[1], required=False)
+        if not threads or any(isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 1024 for t in threads):
+            raise CampaignError(f"{path}: {where}.threads must be a list of integers in [1, 1024]")
+        reps = _get(r, "repetitions", int, where, path, default=1, required=False)
+        if reps < 1:
+            raise CampaignError(f"{path}: {where}.repetitions must be >= 1")
+        out_runs.append({"engine": engine, "backends": backends, "threads": sorted(set(threads)), "repetitions": reps})
+    measure = doc.get("measure", {})
+    if not isinstance(measure, dict):
+        raise CampaignError(f"{path}: [measure] must be a table")
+    _keys(measure, _MEASURE, "[measure]", path)
+    meas = {"outputs": _get(measure, "outputs", bool, "[measure]", path, True, False),
+            "latency": _get(measure, "latency", bool, "[measure]", path, True, False),
+            "iters": _get(measure, "iters", int, "[measure]", path, 20, False),
+            "warmup": _get(measure, "warmup", int, "[measure]", path, 3, False)}
+    if meas["iters"] < 1 or meas["warmup"] < 0:
+        raise CampaignError(f"{path}: [measure] iters must be >= 1 and warmup >= 0")
+    if not meas["outputs"] and not meas["latency"]:
+        raise CampaignError(f"{path}: [measure] asks for nothing (outputs and latency both false)")
+    return {"name": name, "file": os.path.abspath(path), "models": out_models, "runs": out_runs, "measure": meas}

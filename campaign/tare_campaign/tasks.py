@@ -1,0 +1,203 @@
+"""The campaign's tasks (issue 25): the grid expanded with stable keys, and how one task runs.
+
+A task is a dict with a key that names it for good (the same campaign file gives the same keys,
+so a rerun finds what is done):
+    outputs/<model>/<engine>/t<threads>            the model's outputs on every item (one run)
+    timing/<model>/<engine>/t<threads>/r<k>        repetition k of the timing (a fresh process)
+where <engine> is "tare-<backends>" or "ort". run_task(task) returns the result as a JSON-able dict;
+it never writes the campaign's results (the caller does, once per key).
+
+Outputs: tare runs in process (the tare module, python/) on the items in batches of the model's
+first input's leading dim; ONNX Runtime through bench/study/ort.js --run on each batch. Result:
+top-1 per item, accuracy when there are labels, the outputs' file (.npy, float32 [N, classes]).
+Timing: `tare bench --json` or bench/peers/ort_bench.js as a child process; result: its latency
+figures (ms), its CPU time (s, os.wait4), CPU utilization (CPU time over wall time) and peak RSS
+(bytes, VmHWM: _timed_child).
+"""
+
+import gzip
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def engine_name(run):
+    return "tare-" + run["backends"].replace(",", "+") if run["engine"] == "tare" else run["engine"]
+
+
+def expand(c):
+    """The campaign's tasks in a fixed order: every outputs task, then every timing task."""
+    tasks = []
+    for m in c["models"]:
+        for r in c["runs"]:
+            for t in r["threads"]:
+                base = {"model": m, "run": r, "threads": t, "engine": engine_name(r), "measure": c["measure"]}
+                if c["measure"]["outputs"]:
+                    tasks.append(dict(base, kind="outputs", rep=0, key=f"outputs/{m['name']}/{engine_name(r)}/t{t}"))
+    for m in c["models"]:
+        for r in c["runs"]:
+            for t in r["threads"]:
+                base = {"model": m, "run": r, "threads": t, "engine": engine_name(r), "measure": c["measure"]}
+                if c["measure"]["latency"]:
+                    for k in range(r["repetitions"]):
+                        tasks.append(dict(base, kind="timing", rep=k, key=f"timing/{m['name']}/{engine_name(r)}/t{t}/r{k}"))
+    return tasks
+
+
+def key_file(key):
+    """The file name of a key's result: '/' as '__'."""
+    return key.replace("/", "__") + ".json"
+
+
+def _read_idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    ndim = data[3]
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def load_items(model):
+    """(items float32 [N, ...], labels int64 [N] or None) of a model's data set."""
+    src = model["inputs"]
+    if src["kind"] == "npy":
+        x = np.load(os.path.join(src["dir"], "items.npy")).astype(np.float32)
+        lp = os.path.join(src["dir"], "labels.npy")
+        y = np.load(lp).astype(np.int64) if os.path.isfile(lp) else None
+    else:
+        x = (_read_idx(os.path.join(src["dir"], "t10k-images-idx3-ubyte.gz")).astype(np.float32) / np.float32(255.0))[:, None]
+        y = _read_idx(os.path.join(src["dir"], "t10k-labels-idx1-ubyte.gz")).astype(np.int64)
+    if model["limit"]:
+        x, y = x[:model["limit"]], (y[:model["limit"]] if y is not None else None)
+    return x, y
+
+
+def _batches(x, batch):
+    if batch < 1 or len(x) % batch:
+        raise RuntimeError(f"{len(x)} items do not split into batches of the model's {batch}")
+    return [x[i:i + batch] for i in range(0, len(x), batch)]
+
+
+def _outputs(task, out_dir):
+    import tare  # the tare module (python/): built next to the CLI
+    m, r = task["model"], task["run"]
+    x, y = load_items(m)
+    if r["engine"] == "tare":
+        s = tare.Session(m["file"], backends=r["backends"], threads=task["threads"])
+        first = s.inputs[0]
+        batch = first.shape[0] if first.shape and isinstance(first.shape[0], int) and first.shape[0] > 0 else len(x)
+        outs = [np.asarray(s.run({first.name: b})[s.outputs[0].name], dtype=np.float32) for b in _batches(x, batch)]
+    else:
+        import onnx
+        g = onnx.load(m["file"]).graph
+        d0 = g.input[0].type.tensor_type.shape.dim[0]
+        batch = d0.dim_value if d0.dim_value > 0 else len(x)
+        outs = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, b in enumerate(_batches(x, batch)):
+                src, dst = os.path.join(tmp, f"in{i}.npy"), os.path.join(tmp, f"out{i}.npy")
+                np.save(src, b)
+                p = subprocess.run(["node", os.path.join(ROOT, "bench", "study", "ort.js"), "--run", m["file"], src, dst],
+                                   capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise RuntimeError("ort.js: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+                outs.append(np.load(dst).astype(np.float32))
+    logits = np.concatenate(outs).reshape(len(x), -1)
+    os.makedirs(out_dir, exist_ok=True)
+    f = os.path.join(out_dir, key_file(task["key"])[:-5] + ".npy")
+    np.save(f, logits)
+    top1 = logits.argmax(axis=1)
+    res = {"items": int(len(x)), "top1": top1.tolist(), "outputs_file": os.path.relpath(f, os.path.dirname(out_dir))}
+    if y is not None:
+        res["accuracy"] = float((top1 == y).mean())
+    return res
+
+
+def _hwm(pid):
+    """The process's peak resident set (VmHWM, bytes) since its exec, or 0."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _timed_child(cmd):
+    """Runs cmd; returns (returncode, stdout, stderr, wall s, CPU s, peak RSS bytes). CPU time from
+    os.wait4's resource usage. Peak RSS: /proc/PID/status VmHWM, polled every 10 ms (a high-water
+    mark, so its last value holds the peak up to then): ru_maxrss would count the forked copy of
+    this (larger) process before the exec."""
+    with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=so, stderr=se, text=True)
+        peak = 0
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                break
+            peak = max(peak, _hwm(p.pid))
+            time.sleep(0.01)
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        so.seek(0)
+        se.seek(0)
+        return p.returncode, so.read(), se.read(), wall, ru.ru_utime + ru.ru_stime, peak
+
+
+def run_task(task, out_dir, tare_exe):
+    """Runs one task; returns its result (JSON-able). Outputs tasks write their .npy under out_dir."""
+    t0 = time.time()
+    res = {"key": task["key"], "kind": task["kind"], "model": task["model"]["name"], "engine": task["engine"],
+           "threads": task["threads"], "rep": task["rep"], "host": socket.gethostname(), "pid": os.getpid()}
+    if task["kind"] == "outputs":
+        res.update(_outputs(task, out_dir))
+    else:
+        res.update(timing(task, tare_exe))
+    res["seconds"] = time.time() - t0
+    return res
+
+
+def timing(task, tare_exe):
+    """A timing task's figures: the tool's latency (ms), and the child's wall and CPU time (s), CPU
+    utilization and peak RSS (bytes)."""
+    m, r, meas = task["model"], task["run"], task["measure"]
+    x, _ = load_items(m)
+    import onnx
+    g = onnx.load(m["file"]).graph
+    d0 = g.input[0].type.tensor_type.shape.dim[0]
+    batch = d0.dim_value if d0.dim_value > 0 else 1
+    with tempfile.TemporaryDirectory() as tmp:
+        inp = os.path.join(tmp, "input.npy")
+        np.save(inp, x[:batch])
+        common = ["--threads", str(task["threads"]), "--iters", str(meas["iters"]), "--warmup", str(meas["warmup"]),
+                  "--input", f"{g.input[0].name}={inp}"]
+        js = os.path.join(tmp, "bench.json")
+        if r["engine"] == "tare":
+            cmd = [tare_exe, "bench", m["file"], "--backend", r["backends"]] + common + ["--json", js]
+        else:
+            cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
+        code, out, err, wall, cpu, rss = _timed_child(cmd)
+        if code != 0:
+            raise RuntimeError(f"{os.path.basename(cmd[0])}: " + (err.strip().splitlines() or ["exit %d" % code])[-1])
+        if r["engine"] == "tare":
+            with open(js) as f:
+                b = json.load(f)
+        else:
+            b = json.loads([ln for ln in out.splitlines() if ln.strip()][-1])
+    keep = ("median_ms", "p90_ms", "p99_ms", "min_ms", "mean_ms", "load_ms", "first_run_ms")
+    res = {k: b[k] for k in keep if k in b}
+    res.update({"process_wall_s": wall, "process_cpu_s": cpu, "cpu_utilization": cpu / wall if wall > 0 else None,
+                "peak_rss_bytes": rss})
+    return res

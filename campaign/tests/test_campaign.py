@@ -1,0 +1,170 @@
+"""tare campaign (issue 25): bad files refused before any task; the same non-timing results serially
+and on a Dask LocalCluster of 2 workers, and against numpy's argmax of the expected logits; a
+worker killed in the middle of a campaign: it finishes, every result once, a rerun does nothing.
+
+Run by ctest (campaign.pytest) with TARE_EXE and PYTHONPATH set: python3 -m pytest campaign/tests.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LENET = os.path.join(ROOT, "tests", "models", "lenet5")
+sys.path.insert(0, os.path.dirname(HERE))
+
+from tare_campaign import runner, spec, tasks  # noqa: E402
+
+TARE = os.environ.get("TARE_EXE", os.path.join(ROOT, "build", "tare"))
+
+
+def write(tmp_path, text, name="c.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def campaign_text(runs, iters=5, extra=""):
+    return f"""
+name = "t"
+[[models]]
+name = "lenet5"
+file = "{LENET}/model.onnx"
+inputs = "npy:{LENET}/dataset"
+{extra}
+{runs}
+[measure]
+iters = {iters}
+warmup = 1
+"""
+
+
+RUNS = """
+[[runs]]
+engine = "tare"
+backends = "cpu"
+threads = [1, 2]
+repetitions = 2
+[[runs]]
+engine = "tare"
+backends = "ref"
+threads = [1]
+"""
+
+
+def cli(*args):
+    return subprocess.run([TARE, "campaign", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("name = \"t\"\nfoo = 1\n", "unknown key 'foo' in the file"),
+    (campaign_text(RUNS).replace("repetitions = 2", "repetitions = 2\nspeed = 3"), "unknown key 'speed' in runs[0]"),
+    (campaign_text(RUNS).replace("model.onnx", "missing.onnx"), "models[0].file: no such file"),
+    (campaign_text(RUNS).replace('backends = "cpu"', 'backends = "gpu9"'), "unknown backend 'gpu9'"),
+    (campaign_text(RUNS).replace('engine = "tare"\nbackends = "ref"', 'engine = "mxnet"'), "engine 'mxnet' is not one of"),
+    (campaign_text(RUNS).replace("npy:", "csv:"), "inputs must be 'npy:DIR'"),
+    ("name = [", "not valid TOML"),
+])
+def test_bad_file_one_error_before_any_task(tmp_path, bad, message):
+    f = write(tmp_path, bad)
+    out = tmp_path / "out"
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert p.returncode == 1
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], p.stderr
+    assert not out.exists()  # nothing started
+
+
+def test_keys_are_stable_and_cover_the_grid(tmp_path):
+    c = spec.load(write(tmp_path, campaign_text(RUNS)), ["ref", "cpu"])
+    keys = [t["key"] for t in tasks.expand(c)]
+    assert keys == [t["key"] for t in tasks.expand(spec.load(write(tmp_path, campaign_text(RUNS)), ["ref", "cpu"]))]
+    assert keys[:3] == ["outputs/lenet5/tare-cpu/t1", "outputs/lenet5/tare-cpu/t2", "outputs/lenet5/tare-ref/t1"]
+    assert len(keys) == 3 + 2 * 2 + 1 and len(set(keys)) == len(keys)
+    assert "timing/lenet5/tare-cpu/t2/r1" in keys
+
+
+def non_timing(out):
+    res = {}
+    for f in sorted(os.listdir(os.path.join(out, "results"))):
+        r = json.load(open(os.path.join(out, "results", f)))
+        if r["kind"] == "outputs":
+            res[r["key"]] = (r["top1"], r.get("accuracy"))
+        else:
+            res[r["key"]] = "timing" if r["median_ms"] > 0 and r["peak_rss_bytes"] > 0 else "bad timing"
+    return res
+
+
+def test_serial_and_local_cluster_agree_with_the_expected_logits(tmp_path):
+    f = write(tmp_path, campaign_text(RUNS))
+    a, b = tmp_path / "serial", tmp_path / "dask"
+    assert cli("run", f, "--out", str(a), "--serial").returncode == 0
+    p = cli("run", f, "--out", str(b), "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    assert non_timing(a) == non_timing(b)
+    # Independent: the top-1 of the PyTorch logits committed with the model, and its labels.
+    want = np.load(os.path.join(LENET, "expected", "logits.npy")).argmax(axis=1).tolist()
+    labels = np.load(os.path.join(LENET, "dataset", "labels.npy"))
+    for key, v in non_timing(a).items():
+        if key.startswith("outputs/"):
+            assert v[0] == want, key
+            assert v[1] == float((np.array(want) == labels).mean())
+    rep = cli("report", str(b))
+    assert rep.returncode == 0 and "| lenet5 | tare-cpu | 2 |" in rep.stdout
+    rows = json.load(open(b / "report.json"))["rows"]
+    assert all(r["flips"] == 0 for r in rows) and all(r.get("repetitions", 1) >= 1 for r in rows)
+
+
+def descendants(pid):
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid=,args="], capture_output=True, text=True).stdout
+    procs = [ln.split(None, 2) for ln in out.splitlines() if ln.strip()]
+    kids, frontier = [], {str(pid)}
+    while frontier:
+        nxt = {p for p, pp, *_ in procs if pp in frontier}
+        kids += [(p, a) for p, pp, *rest in procs if p in nxt for a in rest]
+        frontier = nxt
+    return kids
+
+
+def test_a_worker_killed_mid_campaign(tmp_path):
+    # Timing tasks of about half a second each (8,000 runs of LeNet-5), serialized per machine.
+    f = write(tmp_path, campaign_text(RUNS, iters=8000))
+    out = tmp_path / "out"
+    p = subprocess.Popen([TARE, "campaign", "run", f, "--out", str(out), "--workers", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    killed = None
+    while time.time() < deadline and p.poll() is None and not killed:
+        done = len(os.listdir(out / "results")) if (out / "results").exists() else 0
+        workers = [pid for pid, args in descendants(p.pid) if "spawn_main" in args or "forkserver" in args]
+        if done >= 4 and len(workers) >= 2:
+            killed = workers[-1]
+            os.kill(int(killed), signal.SIGKILL)
+        time.sleep(0.2)
+    so, se = p.communicate(timeout=300)
+    assert killed, "no worker to kill"
+    assert p.returncode == 0, se
+    keys = [t["key"] for t in tasks.expand(spec.load(f, ["ref", "cpu"]))]
+    files = sorted(os.listdir(out / "results"))
+    assert files == sorted(tasks.key_file(k) for k in keys)  # every result, each once, no temporaries
+    for k in keys:
+        assert json.load(open(out / "results" / tasks.key_file(k)))["key"] == k
+    again = cli("run", f, "--out", str(out), "--serial")
+    assert again.returncode == 0 and "0 tasks run, 8 done before" in again.stdout
+
+
+def test_runner_resumes_and_skips_done_keys(tmp_path):
+    c = spec.load(write(tmp_path, campaign_text(RUNS)), ["ref", "cpu"])
+    out = str(tmp_path / "o")
+    ran, skipped, failed = runner.run(c, out, TARE, serial=True, log=lambda m: None)
+    assert (ran, skipped, failed) == (8, 0, [])
+    os.remove(os.path.join(out, "results", tasks.key_file("timing/lenet5/tare-cpu/t2/r1")))
+    ran, skipped, failed = runner.run(c, out, TARE, serial=True, log=lambda m: None)
+    assert (ran, skipped, failed) == (1, 7, [])
