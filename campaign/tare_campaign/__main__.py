@@ -7,9 +7,9 @@
 keys (tasks.py) and runs those without a result under DIR/results (runner.py): on a Dask
 LocalCluster of N worker processes (default 2) on this machine, on an existing Dask cluster with
 --scheduler, or one after the other with --serial. `report` merges DIR/results into
-DIR/report.json and prints a table: per model, engine and thread count the accuracy, the top-1
-flips against the first engine's outputs, the median latency over the repetitions, the CPU
-utilization and the peak RSS.
+DIR/report.json and DIR/report.html (report_html.py) and prints a table: per model, engine and
+thread count the accuracy, the top-1 flips against the first engine's outputs, the median latency
+over the repetitions, the CPU utilization and the peak RSS.
 Exit status: 0; 1 when a task failed or the file is refused; 2 for bad arguments.
 """
 
@@ -19,7 +19,8 @@ import os
 import statistics
 import sys
 
-from . import runner, spec
+from . import report_html, runner, spec
+from . import tasks as T
 
 
 def _tare_exe():
@@ -78,9 +79,18 @@ def report(out):
                     row["peak_rss_mb"] = max(x["peak_rss_bytes"] for x in reps) / 2**20
                     row["repetitions"] = len(reps)
                 rows.append(row)
-    rep = {"campaign": c["name"], "tasks_done": len(results), "rows": rows}
+    # Flip matrices: per model, top-1 disagreements between every pair of outputs tasks.
+    flips = {}
+    for m in c["models"]:
+        order = [t["key"] for t in T.expand(c) if t["kind"] == "outputs" and t["model"]["name"] == m["name"] and t["key"] in results]
+        outs = {k.split("/", 2)[2]: results[k]["top1"] for k in order}
+        names = list(outs)
+        flips[m["name"]] = {"runs": names, "matrix": [[sum(1 for p, q in zip(outs[a], outs[b]) if p != q) for b in names] for a in names]}
+    rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(T.expand(c)), "rows": rows, "flips": flips}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1)
+    with open(os.path.join(out, "report.html"), "w") as f:
+        f.write(report_html.page(rep))
     return rep
 
 

@@ -118,8 +118,11 @@ def test_serial_and_local_cluster_agree_with_the_expected_logits(tmp_path):
             assert v[1] == float((np.array(want) == labels).mean())
     rep = cli("report", str(b))
     assert rep.returncode == 0 and "| lenet5 | tare-cpu | 2 |" in rep.stdout
-    rows = json.load(open(b / "report.json"))["rows"]
-    assert all(r["flips"] == 0 for r in rows) and all(r.get("repetitions", 1) >= 1 for r in rows)
+    rep = json.load(open(b / "report.json"))
+    assert all(r["flips"] == 0 for r in rep["rows"]) and all(r.get("repetitions", 1) >= 1 for r in rep["rows"])
+    assert rep["flips"]["lenet5"] == {"runs": ["tare-cpu/t1", "tare-cpu/t2", "tare-ref/t1"], "matrix": [[0] * 3] * 3}
+    html = (b / "report.html").read_text()
+    assert "<svg" in html and "Top-1 flips between runs" in html and "tare-ref/t1" in html
 
 
 def descendants(pid):
