@@ -10,11 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 exclude=(); build_args=(-DTARE_LINK_CHECKS=ON)
 if [[ ${1:-} == --ci ]]; then
-  # conformance.{ref,ref64}.node: the same cases are hashed bit for bit by bitid.ref / bitid.ref64;
-  # conformance.onednn.node: oneDNN 2.6 has only reference convolutions on aarch64 without SVE
-  # (gemm:ref), run by its op tables and the other folders; cli.gemm_threads: XNNPACK's
+  # (ONNX's node tests run here on every backend: a few seconds each under qemu since
+  # tare_conformance runs its cases in one worker process.) cli.gemm_threads: XNNPACK's
   # thread split, checked on x86-64 by the CPU matrix (its aarch64 kernels by the op tables).
-  # conformance.cpu.node: XNNPACK's NEON kernels are run by the op tables and the backend suite;
   # fuzz.replay.*: parsing, the same code on every platform (run natively and under ASan).
   # model.tfjs.*, model.tfjs_corpus.*: the TF.js converter is parsing too (natively and under
   # ASan); the kernels its models run are the op tables' and the other models'.
@@ -22,7 +20,7 @@ if [[ ${1:-} == --ci ]]; then
   # same code on every platform (natively and under ASan); the kernels they reach run above.
   # cli.fuzz_peers: the peers are node.js programs (x86-64 here); tare fuzz itself runs in cli.fuzz.
   # The layers' link checks are not built (the layering is the same on every platform).
-  exclude=(-E '^(conformance\.(ref|ref64|onednn|cpu)\.node|cli\.gemm_threads|cli\.(bad_inputs|compare_study|fuzz_peers)|fuzz\.replay\..*|model\.tfjs(_corpus)?\..*)$')
+  exclude=(-E '^(cli\.gemm_threads|cli\.(bad_inputs|compare_study|fuzz_peers)|fuzz\.replay\..*|model\.tfjs(_corpus)?\..*)$')
   build_args=(-DTARE_LINK_CHECKS=OFF)
 fi
 platforms/aarch64/build.sh "${build_args[@]}"
