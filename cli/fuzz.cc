@@ -20,8 +20,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// ONNX Runtime as a fuzz peer: the model written as ONNX in a fresh temporary folder, run by
-/// bench/peers/ort_run.js (RunPeer), its graph outputs read back in order.
+/// Runs `peer` (RunPeer) on the model file written at `path` inside the temporary folder `dir`,
+/// with `inputs` in the graph's input order; returns the graph outputs by name. Errors: the
+/// peer's, with the temporary folder's name left out (so that one cause gives one message:
+/// Finding::Key), or an output it did not give.
+tare::Result<std::vector<tare::NamedTensor>> RunWrittenModel(const std::string& peer, const TempDir& dir, const std::string& path,
+                                                            const tare::Model& model, const std::vector<tare::NamedTensor>& inputs) {
+  std::vector<tare::NamedTensor> ordered;
+  for (int v : model.graph.inputs) {
+    const std::string& name = model.graph.values[static_cast<size_t>(v)].name;
+    for (const tare::NamedTensor& in : inputs)
+      if (in.name == name) ordered.push_back(in);
+  }
+  const std::string work = (fs::path(dir.path()) / "run").string();
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  tare::Result<PeerRun> got = RunPeer(peer, path, ordered, work);
+  if (!got.ok()) {
+    std::string msg = got.status().message();
+    for (size_t at; (at = msg.find(dir.path())) != std::string::npos;) msg.replace(at, dir.path().size(), "TMP");
+    return tare::Status::Error(msg);
+  }
+  std::vector<tare::NamedTensor> out;
+  for (int v : model.graph.outputs) {
+    const std::string& name = model.graph.values[static_cast<size_t>(v)].name;
+    auto it = got->values.find(name);
+    if (it == got->values.end()) return tare::Status::Error("peer " + peer + " gave no output " + name);
+    out.push_back({name, it->second});
+  }
+  return out;
+}
+
+/// ONNX Runtime as a fuzz peer: the model written as ONNX (opset 17) in a fresh temporary folder,
+/// run by bench/peers/ort_run.js.
 tare::fuzz::Peer OrtPeer() {
   tare::fuzz::Peer p;
   p.name = "ort";
@@ -31,32 +62,13 @@ tare::fuzz::Peer OrtPeer() {
     TARE_RETURN_IF_ERROR(dir.Create());
     const std::string path = (fs::path(dir.path()) / "model.onnx").string();
     TARE_RETURN_IF_ERROR(tare::WriteOnnxModel(model->graph, path, 17));
-    const std::string work = (fs::path(dir.path()) / "run").string();
-    std::error_code ec;
-    fs::create_directories(work, ec);
-    tare::Result<PeerRun> got = RunPeer("ort", path, inputs, work);
-    if (!got.ok()) {
-      // Without the temporary folder's name, so that one cause gives one message (Finding::Key).
-      std::string msg = got.status().message();
-      for (size_t at; (at = msg.find(dir.path())) != std::string::npos;) msg.replace(at, dir.path().size(), "TMP");
-      return tare::Status::Error(msg);
-    }
-    PeerRun& run = *got;
-    std::vector<tare::NamedTensor> out;
-    for (int v : model->graph.outputs) {
-      const std::string& name = model->graph.values[static_cast<size_t>(v)].name;
-      auto it = run.values.find(name);
-      if (it == run.values.end()) return tare::Status::Error("ONNX Runtime gave no output " + name);
-      out.push_back({name, it->second});
-    }
-    return out;
+    return RunWrittenModel("ort", dir, path, *model, inputs);
   };
   return p;
 }
 
 /// LiteRT.js as a fuzz peer: the models tare's TFLite writer can express (converters/tflite/
-/// tflite_writer.h: layout-free ops) written as .tflite, run by bench/peers/tflite_run.js
-/// (RunPeer, inputs in the graph's input order), its outputs read back by name.
+/// tflite_writer.h: layout-free ops) written as .tflite, run by bench/peers/tflite_run.js.
 tare::fuzz::Peer TflitePeer() {
   tare::fuzz::Peer p;
   p.name = "tflite";
@@ -67,29 +79,7 @@ tare::fuzz::Peer TflitePeer() {
     TARE_RETURN_IF_ERROR(dir.Create());
     const std::string path = (fs::path(dir.path()) / "model.tflite").string();
     TARE_RETURN_IF_ERROR(tare::WriteTfliteModel(model->graph, path));
-    std::vector<tare::NamedTensor> ordered;
-    for (int v : model->graph.inputs) {
-      const std::string& name = model->graph.values[static_cast<size_t>(v)].name;
-      for (const tare::NamedTensor& in : inputs)
-        if (in.name == name) ordered.push_back(in);
-    }
-    const std::string work = (fs::path(dir.path()) / "run").string();
-    std::error_code ec;
-    fs::create_directories(work, ec);
-    tare::Result<PeerRun> got = RunPeer("tflite", path, ordered, work);
-    if (!got.ok()) {
-      std::string msg = got.status().message();
-      for (size_t at; (at = msg.find(dir.path())) != std::string::npos;) msg.replace(at, dir.path().size(), "TMP");
-      return tare::Status::Error(msg);
-    }
-    std::vector<tare::NamedTensor> out;
-    for (int v : model->graph.outputs) {
-      const std::string& name = model->graph.values[static_cast<size_t>(v)].name;
-      auto it = got->values.find(name);
-      if (it == got->values.end()) return tare::Status::Error("LiteRT.js gave no output " + name);
-      out.push_back({name, it->second});
-    }
-    return out;
+    return RunWrittenModel("tflite", dir, path, *model, inputs);
   };
   return p;
 }

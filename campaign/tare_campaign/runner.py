@@ -58,17 +58,23 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
     out_dir = os.path.join(out, "outputs")
     failures = []
     ran = 0
+
+    def record(t, result):
+        # One task's end: its result written (once, here), or its failure reported; the others go on.
+        nonlocal ran
+        try:
+            res = result()
+        except Exception as e:
+            failures.append((t["key"], str(e)))
+            log(f"FAILED {t['key']}: {e}")
+            return
+        _write(out, res)
+        ran += 1
+        log(f"done {t['key']} (on {res['host']} pid {res['pid']})")
+
     if serial:
         for t in todo:
-            try:
-                res = T.run_task(t, out_dir, tare_exe)
-            except Exception as e:  # a task's failure is reported, the others go on
-                failures.append((t["key"], str(e)))
-                log(f"FAILED {t['key']}: {e}")
-                continue
-            _write(out, res)
-            ran += 1
-            log(f"done {t['key']}")
+            record(t, lambda: T.run_task(t, out_dir, tare_exe))
         return ran, skipped, failures
     from distributed import Client, LocalCluster, as_completed
     cluster = None
@@ -90,16 +96,7 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
             fn = T.run_task if phase == "outputs" else _timing_with_lock
             futures = {client.submit(fn, t, out_dir, tare_exe, key="tare-campaign-" + t["key"], pure=False): t for t in batch}
             for fut in as_completed(futures):
-                t = futures[fut]
-                try:
-                    res = fut.result()
-                except Exception as e:
-                    failures.append((t["key"], str(e)))
-                    log(f"FAILED {t['key']}: {e}")
-                    continue
-                _write(out, res)
-                ran += 1
-                log(f"done {t['key']} (on {res['host']} pid {res['pid']})")
+                record(futures[fut], fut.result)
     finally:
         client.close()
         if cluster:
