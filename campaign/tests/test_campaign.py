@@ -171,3 +171,16 @@ def test_runner_resumes_and_skips_done_keys(tmp_path):
     os.remove(os.path.join(out, "results", tasks.key_file("timing/lenet5/tare-cpu/t2/r1")))
     ran, skipped, failed = runner.run(c, out, TARE, serial=True, log=lambda m: None)
     assert (ran, skipped, failed) == (1, 7, [])
+
+
+def test_an_existing_dask_cluster_by_its_scheduler_address(tmp_path):
+    from distributed import LocalCluster
+    f = write(tmp_path, campaign_text(RUNS))
+    # A cluster's workers import tare_campaign and the tare module themselves (docs/CAMPAIGNS.md).
+    paths = [os.path.dirname(HERE), os.path.join(os.path.dirname(TARE), "python")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        p = cli("run", f, "--out", str(tmp_path / "o"), "--scheduler", cluster.scheduler_address)
+    assert p.returncode == 0, p.stderr
+    assert "8 tasks run, 0 done before, 0 failed" in p.stdout
+    assert len(os.listdir(tmp_path / "o" / "results")) == 8
