@@ -179,6 +179,7 @@ def test_an_existing_dask_cluster_by_its_scheduler_address(tmp_path):
     # A cluster's workers import tare_campaign and the tare module themselves (docs/CAMPAIGNS.md).
     paths = [os.path.dirname(HERE), os.path.join(os.path.dirname(TARE), "python")]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    sys.path[:0] = [p for p in paths if p not in sys.path]  # spawned workers start with this process's sys.path
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         p = cli("run", f, "--out", str(tmp_path / "o"), "--scheduler", cluster.scheduler_address)
     assert p.returncode == 0, p.stderr
