@@ -42,7 +42,25 @@ def cmd_run(a):
     except spec.CampaignError as e:
         print(f"tare campaign: error: {e}", file=sys.stderr)
         return 1
-    ran, skipped, failures = runner.run(c, os.path.abspath(a.out), _tare_exe(), serial=a.serial, scheduler=a.scheduler,
+    out = os.path.abspath(a.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        print(f"tare campaign: error: --out {a.out} exists and is not a folder", file=sys.stderr)
+        return 1
+    earlier = os.path.join(out, "campaign.json")
+    if os.path.isfile(earlier):
+        try:
+            with open(earlier) as f:
+                prev = json.load(f)
+        except (OSError, ValueError):
+            prev = {}
+        if prev.get("name") != c["name"]:
+            print(f"tare campaign: error: --out {a.out} holds campaign {prev.get('name')!r}, not {c['name']!r} "
+                  "(results are resumed only into the folder of the same campaign)", file=sys.stderr)
+            return 1
+    elif os.path.isdir(out) and os.listdir(out):
+        print(f"tare campaign: error: --out {a.out} is not empty and holds no campaign (nothing is overwritten)", file=sys.stderr)
+        return 1
+    ran, skipped, failures = runner.run(c, out, _tare_exe(), serial=a.serial, scheduler=a.scheduler,
                                         workers=a.workers, log=lambda m: print(m, flush=True))
     print(f"tare campaign: {ran} tasks run, {skipped} done before, {len(failures)} failed")
     return 1 if failures else 0

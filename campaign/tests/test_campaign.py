@@ -185,3 +185,20 @@ def test_an_existing_dask_cluster_by_its_scheduler_address(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "8 tasks run, 0 done before, 0 failed" in p.stdout
     assert len(os.listdir(tmp_path / "o" / "results")) == 8
+
+
+def test_out_folder_of_another_campaign_or_a_file_is_refused(tmp_path):
+    f = write(tmp_path, campaign_text(RUNS))
+    (tmp_path / "afile").write_text("x")
+    p = cli("run", f, "--out", str(tmp_path / "afile"), "--serial")
+    assert p.returncode == 1 and "is not a folder" in p.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    p = cli("run", f, "--out", str(other), "--serial")
+    assert p.returncode == 1 and "holds no campaign" in p.stderr and (other / "notes.txt").read_text() == "mine"
+    out = tmp_path / "o"
+    assert cli("run", f, "--out", str(out), "--serial").returncode == 0
+    g = write(tmp_path, campaign_text(RUNS).replace('name = "t"', 'name = "u"'), "d.toml")
+    p = cli("run", g, "--out", str(out), "--serial")
+    assert p.returncode == 1 and "holds campaign 't', not 'u'" in p.stderr
