@@ -42,6 +42,10 @@ def cmd_run(a):
     except spec.CampaignError as e:
         print(f"tare campaign: error: {e}", file=sys.stderr)
         return 1
+    why = T.check_data(c)
+    if why:
+        print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
+        return 1
     out = os.path.abspath(a.out)
     if os.path.exists(out) and not os.path.isdir(out):
         print(f"tare campaign: error: --out {a.out} exists and is not a folder", file=sys.stderr)
@@ -60,8 +64,19 @@ def cmd_run(a):
     elif os.path.isdir(out) and os.listdir(out):
         print(f"tare campaign: error: --out {a.out} is not empty and holds no campaign (nothing is overwritten)", file=sys.stderr)
         return 1
-    ran, skipped, failures = runner.run(c, out, _tare_exe(), serial=a.serial, scheduler=a.scheduler,
-                                        workers=a.workers, log=lambda m: print(m, flush=True))
+    try:
+        os.makedirs(out, exist_ok=True)
+        ran, skipped, failures = runner.run(c, out, _tare_exe(), serial=a.serial, scheduler=a.scheduler,
+                                            workers=a.workers, log=lambda m: print(m, flush=True))
+    except OSError as e:
+        print(f"tare campaign: error: --out {a.out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except RuntimeError as e:
+        print(f"tare campaign: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tare campaign: interrupted; the results so far are kept: run again to resume", file=sys.stderr)
+        return 130
     print(f"tare campaign: {ran} tasks run, {skipped} done before, {len(failures)} failed")
     return 1 if failures else 0
 
@@ -116,9 +131,13 @@ def cmd_report(a):
     if not os.path.isfile(os.path.join(a.dir, "campaign.json")):
         print(f"tare campaign: error: {a.dir} holds no campaign (no campaign.json)", file=sys.stderr)
         return 1
-    rep = report(a.dir)
+    try:
+        rep = report(a.dir)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"tare campaign: error: {a.dir}: its campaign.json or a result cannot be read ({type(e).__name__}: {e})", file=sys.stderr)
+        return 1
     fmt = lambda v, p: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    print(f"campaign {rep['campaign']}: {rep['tasks_done']} task results")
+    print(f"campaign {rep['campaign']}: {rep['tasks_done']} of {rep['tasks_total']} task results")
     print("| model | engine | threads | accuracy | flips vs first | median ms | CPU util | peak RSS MB |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rep["rows"]:
@@ -133,14 +152,17 @@ def main(argv=None):
     r = sub.add_parser("run", help="run a campaign file's tasks (resumes: skips what DIR holds)")
     r.add_argument("file")
     r.add_argument("--out", required=True)
-    r.add_argument("--serial", action="store_true", help="no Dask: one task after the other in this process")
-    r.add_argument("--scheduler", help="address of an existing Dask scheduler (default: a LocalCluster here)")
-    r.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
+    how = r.add_mutually_exclusive_group()
+    how.add_argument("--serial", action="store_true", help="no Dask: one task after the other in this process")
+    how.add_argument("--scheduler", help="address of an existing Dask scheduler (default: a LocalCluster here)")
+    how.add_argument("--workers", type=int, help="LocalCluster worker processes, 1 to 256 (default 2)")
     p = sub.add_parser("report", help="merge DIR's results into DIR/report.json and print the table")
     p.add_argument("dir")
     a = ap.parse_args(argv)
-    if a.cmd == "run" and a.workers < 1:
-        ap.error("--workers must be >= 1")
+    if a.cmd == "run":
+        if a.workers is not None and not 1 <= a.workers <= 256:
+            ap.error("--workers must be in [1, 256]")
+        a.workers = a.workers or 2
     return cmd_run(a) if a.cmd == "run" else cmd_report(a)
 
 

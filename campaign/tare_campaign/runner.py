@@ -1,8 +1,9 @@
 """Running a campaign's tasks (issue 25): serially, or on Dask distributed.
 
-Results: OUT/results/<key>.json, written by this process (never by a worker) when a task's result
+Results: OUT/results/<key, '/' as '~'>.json, written by this process (never by a worker) when a task's result
 comes back, through a temporary file renamed into place: a key's file appears once, whole, and a
-rerun skips every key that has one. A task whose worker dies is run again by Dask on another
+rerun skips every key that has one whose task hash (tasks.task_hash: the model file's bytes, the
+inputs, the engine settings) is the current one; a stale or unreadable one is run again. A task whose worker dies is run again by Dask on another
 worker (the scheduler's retries); its result is still written once, here.
 
 Timing honesty: the outputs tasks run first, in parallel; then the timing tasks, each holding the
@@ -30,10 +31,19 @@ def _write(out, res):
 
 
 def done_keys(out):
+    """{key: task_hash} of the readable results under out/results (an unreadable one is not done)."""
     d = os.path.join(out, "results")
-    if not os.path.isdir(d):
-        return set()
-    return {f[:-5].replace("__", "/") for f in os.listdir(d) if f.endswith(".json")}
+    done = {}
+    for f in os.listdir(d) if os.path.isdir(d) else []:
+        if not f.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(d, f)) as fh:
+                r = json.load(fh)
+            done[r["key"]] = r.get("task_hash")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return done
 
 
 def _timing_with_lock(task, out_dir, tare_exe):
@@ -48,13 +58,13 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
     """Runs the tasks of `campaign` (spec.load's dict) not yet done under `out`. Returns
     (tasks run now, tasks skipped as done, failures: list of (key, message))."""
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "campaign.json"), "w") as fh:
-        json.dump(campaign, fh, indent=1)
     all_tasks = T.expand(campaign)
     have = done_keys(out)
-    todo = [t for t in all_tasks if t["key"] not in have]
+    todo = [t for t in all_tasks if have.get(t["key"], "") != T.task_hash(t)]
+    stale = sum(1 for t in todo if t["key"] in have)
     skipped = len(all_tasks) - len(todo)
-    log(f"campaign {campaign['name']}: {len(all_tasks)} tasks, {skipped} done before, {len(todo)} to run")
+    log(f"campaign {campaign['name']}: {len(all_tasks)} tasks, {skipped} done before, {len(todo)} to run"
+        + (f" ({stale} of them done before with other settings or another model file)" if stale else ""))
     out_dir = os.path.join(out, "outputs")
     failures = []
     ran = 0
@@ -72,14 +82,22 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
         ran += 1
         log(f"done {t['key']} (on {res['host']} pid {res['pid']})")
 
+    def describe():
+        with open(os.path.join(out, "campaign.json"), "w") as fh:
+            json.dump(campaign, fh, indent=1)
+
     if serial:
+        describe()
         for t in todo:
             record(t, lambda: T.run_task(t, out_dir, tare_exe))
         return ran, skipped, failures
     from distributed import Client, LocalCluster, as_completed
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, ValueError, TimeoutError) as e:
+            raise RuntimeError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
     else:
         # A timing lease held by a worker that died lapses after 6 s (Dask's default: 30 s).
         os.environ.setdefault("DASK_DISTRIBUTED__SCHEDULER__LOCKS__LEASE_TIMEOUT", "6s")
@@ -89,6 +107,7 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
     try:
+        describe()
         for phase in ("outputs", "timing"):
             batch = [t for t in todo if t["kind"] == phase]
             if not batch:

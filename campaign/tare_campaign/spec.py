@@ -89,7 +89,7 @@ def load(path, available_backends):
             doc = tomllib.load(f)
     except OSError as e:
         raise CampaignError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise CampaignError(f"{path}: not valid TOML: {e}") from None
     base = os.path.dirname(os.path.abspath(path))
     _keys(doc, _TOP, "the file", path)
@@ -106,8 +106,10 @@ def load(path, available_backends):
             raise CampaignError(f"{path}: {where} must be a table")
         _keys(m, _MODEL, where, path)
         mname = _get(m, "name", str, where, path)
-        if not _NAME.match(mname) or mname in seen:
-            raise CampaignError(f"{path}: {where}.name {mname!r} must be unique and letters, digits, '-', '_' or '.'")
+        if not _NAME.match(mname):
+            raise CampaignError(f"{path}: {where}.name {mname!r} must be letters, digits, '-', '_' or '.'")
+        if mname in seen:
+            raise CampaignError(f"{path}: {where}.name {mname!r} names a model a second time")
         seen.add(mname)
         f = os.path.normpath(os.path.join(base, _get(m, "file", str, where, path)))
         if not os.path.isfile(f):
@@ -142,6 +144,10 @@ def load(path, available_backends):
         reps = _get(r, "repetitions", int, where, path, default=1, required=False)
         if reps < 1:
             raise CampaignError(f"{path}: {where}.repetitions must be >= 1")
+        for j, o in enumerate(out_runs):
+            if (o["engine"], o["backends"]) == (engine, backends):
+                raise CampaignError(f"{path}: {where} repeats runs[{j}] (engine {engine!r}"
+                                    + (f", backends {backends!r}" if backends else "") + "): give each configuration once, with all its threads")
         out_runs.append({"engine": engine, "backends": backends, "threads": sorted(set(threads)), "repetitions": reps})
     measure = doc.get("measure", {})
     if not isinstance(measure, dict):

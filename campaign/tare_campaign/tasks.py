@@ -16,8 +16,10 @@ figures (ms), its CPU time (s, os.wait4), CPU utilization (CPU time over wall ti
 """
 
 import gzip
+import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -54,8 +56,33 @@ def expand(c):
 
 
 def key_file(key):
-    """The file name of a key's result: '/' as '__'."""
-    return key.replace("/", "__") + ".json"
+    """The file name of a key's result: '/' as '~' (names are letters, digits, '-', '_', '.', '+')."""
+    return key.replace("/", "~") + ".json"
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def task_hash(task, _cache={}):
+    """What a task's result depends on: the model file's bytes, its inputs, the engine settings,
+    the thread count and (timing) iters and warmup. A result whose recorded hash differs is stale:
+    a rerun runs its task again."""
+    m = task["model"]
+    f = m["file"]
+    st = os.stat(f)
+    ck = (f, st.st_size, st.st_mtime_ns)
+    if ck not in _cache:
+        _cache[ck] = _file_digest(f)
+    what = {"model": _cache[ck], "inputs": m["inputs"], "limit": m["limit"], "engine": task["engine"],
+            "backends": task["run"]["backends"], "threads": task["threads"], "kind": task["kind"]}
+    if task["kind"] == "timing":
+        what.update(iters=task["measure"]["iters"], warmup=task["measure"]["warmup"])
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _read_idx(path):
@@ -79,6 +106,39 @@ def load_items(model):
     if model["limit"]:
         x, y = x[:model["limit"]], (y[:model["limit"]] if y is not None else None)
     return x, y
+
+
+def _why(stderr, code):
+    """A failed tool's reason: its first line that says error (a node.js stack's first line), else
+    its last line, without a leading 'tare: error:' of its own."""
+    lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+    said = [ln for ln in lines if "rror" in ln] or lines[-1:] or [f"exit {code}"]
+    return re.sub(r"^(tare|ort_bench|ort_run): (error: )?", "", said[0])
+
+
+def check_data(c):
+    """Checks every model's data set before any task runs: items.npy (or the images) readable as
+    numbers, labels (when present) one per item, and the items splitting into the model's batch
+    (its first input's leading dim). Returns "" or the first problem, naming the model."""
+    import onnx
+    for m in c["models"]:
+        try:
+            x, y = load_items(m)
+        except (OSError, ValueError, EOFError) as e:
+            return f"models '{m['name']}': its inputs cannot be read: {e}"
+        if y is not None and len(y) != len(x):
+            return f"models '{m['name']}': {len(y)} labels for {len(x)} items"
+        try:
+            g = onnx.load(m["file"], load_external_data=False).graph
+        except Exception as e:  # onnx raises DecodeError and others
+            return f"models '{m['name']}': {m['file']} is not an ONNX model ({type(e).__name__}: {e})"
+        if not g.input:
+            return f"models '{m['name']}': the model has no inputs"
+        d0 = g.input[0].type.tensor_type.shape.dim
+        batch = d0[0].dim_value if d0 and d0[0].dim_value > 0 else 0
+        if batch and len(x) % batch:
+            return f"models '{m['name']}': {len(x)} items do not split into batches of the model's {batch}"
+    return ""
 
 
 def _batches(x, batch):
@@ -109,7 +169,7 @@ def _outputs(task, out_dir):
                 p = subprocess.run(["node", os.path.join(ROOT, "bench", "study", "ort.js"), "--run", m["file"], src, dst],
                                    capture_output=True, text=True)
                 if p.returncode != 0:
-                    raise RuntimeError("ort.js: " + (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1])
+                    raise RuntimeError("ort.js: " + _why(p.stderr, p.returncode))
                 outs.append(np.load(dst).astype(np.float32))
     logits = np.concatenate(outs).reshape(len(x), -1)
     os.makedirs(out_dir, exist_ok=True)
@@ -159,7 +219,7 @@ def _timed_child(cmd):
 def run_task(task, out_dir, tare_exe):
     """Runs one task; returns its result (JSON-able). Outputs tasks write their .npy under out_dir."""
     t0 = time.time()
-    res = {"key": task["key"], "kind": task["kind"], "model": task["model"]["name"], "engine": task["engine"],
+    res = {"key": task["key"], "task_hash": task_hash(task), "kind": task["kind"], "model": task["model"]["name"], "engine": task["engine"],
            "threads": task["threads"], "rep": task["rep"], "host": socket.gethostname(), "pid": os.getpid()}
     if task["kind"] == "outputs":
         res.update(_outputs(task, out_dir))
@@ -190,7 +250,7 @@ def timing(task, tare_exe):
             cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
         code, out, err, wall, cpu, rss = _timed_child(cmd)
         if code != 0:
-            raise RuntimeError(f"{os.path.basename(cmd[0])}: " + (err.strip().splitlines() or ["exit %d" % code])[-1])
+            raise RuntimeError(f"{os.path.basename(cmd[1] if cmd[0] == 'node' else cmd[0])}: " + _why(err, code))
         if r["engine"] == "tare":
             with open(js) as f:
                 b = json.load(f)

@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from tare_campaign import runner, spec, tasks  # noqa: E402
 
 TARE = os.environ.get("TARE_EXE", os.path.join(ROOT, "build", "tare"))
+sys.path.insert(0, os.path.join(os.path.dirname(TARE), "python"))  # the tare module built beside it
 
 
 def write(tmp_path, text, name="c.toml"):
@@ -202,3 +203,38 @@ def test_out_folder_of_another_campaign_or_a_file_is_refused(tmp_path):
     g = write(tmp_path, campaign_text(RUNS).replace('name = "t"', 'name = "u"'), "d.toml")
     p = cli("run", g, "--out", str(out), "--serial")
     assert p.returncode == 1 and "holds campaign 't', not 'u'" in p.stderr
+
+
+def test_a_changed_model_file_or_setting_runs_its_tasks_again(tmp_path):
+    # Same campaign name and keys, another model file's bytes: the stale results are not reused.
+    import shutil
+    model = tmp_path / "m.onnx"
+    shutil.copy(os.path.join(LENET, "model.onnx"), model)
+    text = campaign_text(RUNS).replace(f"{LENET}/model.onnx", str(model))
+    f = write(tmp_path, text)
+    out = tmp_path / "o"
+    assert cli("run", f, "--out", str(out), "--serial").returncode == 0
+    os.utime(model, ns=(1, 1))  # same bytes, other time stamp: still done
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert "0 tasks run, 8 done before" in p.stdout, p.stdout
+    with open(model, "ab") as fh:
+        fh.write(b"\0")  # other bytes (an unknown trailing field's worth): every task again
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert "8 to run (8 of them done before with other settings or another model file)" in p.stdout, p.stdout + p.stderr
+
+
+def test_data_problems_are_found_before_any_task(tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    np.save(d / "items.npy", np.load(os.path.join(LENET, "dataset", "items.npy"))[:1])  # 1 item, batch 2
+    f = write(tmp_path, campaign_text(RUNS).replace(f"npy:{LENET}/dataset", f"npy:{d}"))
+    p = cli("run", f, "--out", str(tmp_path / "o"), "--serial")
+    assert p.returncode == 1 and "1 items do not split into batches of the model's 2" in p.stderr
+    assert not (tmp_path / "o").exists()
+    np.save(d / "items.npy", np.load(os.path.join(LENET, "dataset", "items.npy")))
+    np.save(d / "labels.npy", np.array([1, 2, 3]))
+    p = cli("run", f, "--out", str(tmp_path / "o"), "--serial")
+    assert p.returncode == 1 and "3 labels for 2 items" in p.stderr
+    g = write(tmp_path, campaign_text(RUNS + RUNS.split("[[runs]]")[1].join(["[[runs]]", ""])), "dup.toml")
+    p = cli("run", g, "--out", str(tmp_path / "o"), "--serial")
+    assert p.returncode == 1 and "repeats runs[0]" in p.stderr
