@@ -1,5 +1,6 @@
 #include "fuzz/child.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,7 +30,8 @@ void WriteAll(int fd, const std::string& s) {
 
 Result<std::unique_ptr<Child>> Child::Start(const std::function<void(const LineSender& send)>& body) {
   int fds[2];
-  if (pipe(fds) != 0) return Status::Error(std::string("pipe: ") + std::strerror(errno));
+  // Close-on-exec: programs the child starts (a peer's node.js) do not hold the pipe open.
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::Error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = fork();
