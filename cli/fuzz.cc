@@ -128,7 +128,7 @@ int CmdFuzz(const FuzzArgs& args) {
   auto progress = [&](const tare::fuzz::Summary& s, double t) {
     if (!tty || t - shown_at < 0.2) return;  // at most five redraws a second
     shown_at = t;
-    std::fprintf(stderr, "\r%6.0f s  %lld models  %lld findings in %zu root causes   ", t, static_cast<long long>(s.models),
+    std::fprintf(stderr, "\r%6.0f s  %lld models  %lld findings in %zu groups   ", t, static_cast<long long>(s.models),
                  static_cast<long long>(s.findings), s.groups.size());
     std::fflush(stderr);
   };
@@ -136,7 +136,7 @@ int CmdFuzz(const FuzzArgs& args) {
   if (tty) std::fprintf(stderr, "\n");
   if (!s.ok()) return Fail(s.status().message());
   std::printf("tare fuzz: seed %llu, %lld models (%lld nodes, %lld node runs checked alone) in %.0f s (%lld generated models ref64 did "
-              "not run), %lld findings in %zu root causes\n",
+              "not run), %lld findings in %zu groups\n",
               static_cast<unsigned long long>(s->seed), static_cast<long long>(s->models), static_cast<long long>(s->nodes),
               static_cast<long long>(s->node_checks), s->seconds, static_cast<long long>(s->skipped), static_cast<long long>(s->findings),
               s->groups.size());

@@ -437,7 +437,7 @@ std::string SummaryHtml(const Summary& s) {
   if (s.groups.empty()) {
     h += "<p class=\"ok\">No findings.</p>\n";
   } else {
-    h += "<p class=\"bad\">" + std::to_string(s.groups.size()) + " root causes, " + std::to_string(s.findings) + " findings.</p>\n";
+    h += "<p class=\"bad\">" + std::to_string(s.groups.size()) + " groups (a key each: engine, kind, op and attribute names, or an error's text; one root cause can span several), " + std::to_string(s.findings) + " findings.</p>\n";
     h += "<table><tr><th>#</th><th>engine</th><th>kind</th><th>op</th><th>what</th><th>count</th><th>nodes</th><th>reproducer</th></tr>\n";
     for (size_t i = 0; i < s.groups.size(); ++i) {
       const Group& g = s.groups[i];
