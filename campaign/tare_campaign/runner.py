@@ -60,10 +60,10 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
     os.makedirs(out, exist_ok=True)
     all_tasks = T.expand(campaign)
     have = done_keys(out)
-    todo = [t for t in all_tasks if have.get(t["key"], "") != T.task_hash(t)]
-    stale = sum(1 for t in todo if t["key"] in have)
-    skipped = len(all_tasks) - len(todo)
-    log(f"campaign {campaign['name']}: {len(all_tasks)} tasks, {skipped} done before, {len(todo)} to run"
+    pending = [t for t in all_tasks if have.get(t["key"], "") != T.task_hash(t)]
+    stale = sum(1 for t in pending if t["key"] in have)
+    skipped = len(all_tasks) - len(pending)
+    log(f"campaign {campaign['name']}: {len(all_tasks)} tasks, {skipped} done before, {len(pending)} to run"
         + (f" ({stale} of them done before with other settings or another model file)" if stale else ""))
     out_dir = os.path.join(out, "outputs")
     failures = []
@@ -88,7 +88,7 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
 
     if serial:
         describe()
-        for t in todo:
+        for t in pending:
             record(t, lambda: T.run_task(t, out_dir, tare_exe))
         return ran, skipped, failures
     from distributed import Client, LocalCluster, as_completed
@@ -109,7 +109,7 @@ def run(campaign, out, tare_exe, serial=False, scheduler=None, workers=2, log=pr
     try:
         describe()
         for phase in ("outputs", "timing"):
-            batch = [t for t in todo if t["kind"] == phase]
+            batch = [t for t in pending if t["kind"] == phase]
             if not batch:
                 continue
             fn = T.run_task if phase == "outputs" else _timing_with_lock

@@ -134,11 +134,16 @@ def check_data(c):
             return f"models '{m['name']}': {m['file']} is not an ONNX model ({type(e).__name__}: {e})"
         if not g.input:
             return f"models '{m['name']}': the model has no inputs"
-        d0 = g.input[0].type.tensor_type.shape.dim
-        batch = d0[0].dim_value if d0 and d0[0].dim_value > 0 else 0
+        batch = _model_batch(g)
         if batch and len(x) % batch:
             return f"models '{m['name']}': {len(x)} items do not split into batches of the model's {batch}"
     return ""
+
+
+def _model_batch(graph):
+    """The leading dim of the model's first input, or 0 when it is not a fixed size."""
+    dims = graph.input[0].type.tensor_type.shape.dim
+    return dims[0].dim_value if dims and dims[0].dim_value > 0 else 0
 
 
 def _batches(x, batch):
@@ -159,8 +164,7 @@ def _outputs(task, out_dir):
     else:
         import onnx
         g = onnx.load(m["file"]).graph
-        d0 = g.input[0].type.tensor_type.shape.dim[0]
-        batch = d0.dim_value if d0.dim_value > 0 else len(x)
+        batch = _model_batch(g) or len(x)
         outs = []
         with tempfile.TemporaryDirectory() as tmp:
             for i, b in enumerate(_batches(x, batch)):
@@ -236,8 +240,7 @@ def timing(task, tare_exe):
     x, _ = load_items(m)
     import onnx
     g = onnx.load(m["file"]).graph
-    d0 = g.input[0].type.tensor_type.shape.dim[0]
-    batch = d0.dim_value if d0.dim_value > 0 else 1
+    batch = _model_batch(g) or 1
     with tempfile.TemporaryDirectory() as tmp:
         inp = os.path.join(tmp, "input.npy")
         np.save(inp, x[:batch])
