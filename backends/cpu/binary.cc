@@ -178,15 +178,22 @@ Status CompileBinary(Compiler& c, const Node& n) {
   const float* ap = ptr[0];
   const float* bp = ptr[1];
   const size_t inner = plan.inner, rows = count / inner;
+  // Tasks of about 16K elements: whole rows, or pieces of a long row (a same-shape Add is one row
+  // of the whole tensor). Each thread then reads the part of its operands that the same thread
+  // wrote in the step before, rather than one thread pulling the other cores' halves across.
+  constexpr size_t kTask = size_t(1) << 14;
+  const size_t pieces = (inner + kTask - 1) / kTask, piece = (inner + pieces - 1) / pieces;
+  const size_t ua = plan.unit[0], ub = plan.unit[1];
   ThreadPool* pool = c.pool();
   c.Add([=] {
-    pool->ParallelFor(rows, std::max<size_t>(1, (size_t(1) << 14) / inner), [&](size_t r0, size_t r1) {
+    pool->ParallelFor(rows * pieces, std::max<size_t>(1, kTask / inner), [&](size_t t0, size_t t1) {
       size_t off[2];
-      for (size_t r = r0; r < r1; ++r) {
+      for (size_t t = t0; t < t1; ++t) {
+        const size_t r = t / pieces, i0 = (t % pieces) * piece, len = std::min(inner, i0 + piece) - i0;
         plan.Offsets(r, off);
-        float* yr = yp + r * inner;
-        row(ap + off[0], bp + off[1], yr, inner);
-        if (cl.active) ApplyClamp(cl, yr, inner);
+        float* yr = yp + r * inner + i0;
+        row(ap + off[0] + i0 * ua, bp + off[1] + i0 * ub, yr, len);
+        if (cl.active) ApplyClamp(cl, yr, len);
       }
     });
     return Status::Ok();

@@ -104,7 +104,8 @@ Status AddConvStep(Compiler& c, const Node& n, const GemmConvShape& gs, const fl
   ThreadPool* pool = c.pool();
   const std::string where = n.Where();
   c.Add([=] {
-    if (weights_finite && AllFinite(xp, N * P * C) && (!rp || AllFinite(rp, N * OP * M))) return fast();
+    if (weights_finite && AllFiniteParallel(xp, N * P * C, pool) && (!rp || AllFiniteParallel(rp, N * OP * M, pool)))
+      return fast();
     std::vector<float> xn(N * C * P), yn(N * M * OP);
     NhwcToNchw(xp, xn.data(), N, C, P, pool);
     Tensor xt = Tensor::View(DType::kFloat32, xs, xn.data()), yt = Tensor::View(DType::kFloat32, ys, yn.data());

@@ -65,8 +65,9 @@ Status AddFiniteGuarded(Compiler& c, const Node& n, const float* x, size_t count
   outs[0].data = y;
   TARE_ASSIGN_OR_RETURN(std::function<Status()> ref, RefStep(n, std::move(ins), std::move(outs)));
   const size_t ny = static_cast<size_t>(c.slot(n.outputs[0]).numel());
+  ThreadPool* pool = c.pool();
   c.Add([=] {
-    if (known_finite && AllFinite(x, count)) return fast();
+    if (known_finite && AllFiniteParallel(x, count, pool)) return fast();
     TARE_RETURN_IF_ERROR(ref());
     if (after_ref) after_ref();
     if (cl.active) ApplyClamp(cl, y, ny);

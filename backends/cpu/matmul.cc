@@ -59,7 +59,7 @@ Status AddOwnBatchedGemm(Compiler& c, const Node& n, const float* ap, const floa
   // The tile loop's clamp would turn a NaN into -inf: operands holding NaN or inf take Eigen's
   // product (which keeps them) instead.
   c.Add([=] {
-    if (AllFinite(ap, a_count) && AllFinite(bp, b_count)) {
+    if (AllFiniteParallel(ap, a_count, pool) && AllFiniteParallel(bp, b_count, pool)) {
       raw->Run(pool);
       return Status::Ok();
     }

@@ -2,6 +2,10 @@
 
 #include <pthreadpool.h>
 
+#include <atomic>
+
+#include "backends/common/table_backend.h"
+
 namespace tare::cpu {
 namespace {
 
@@ -37,6 +41,16 @@ void ThreadPool::Parallel(size_t n, size_t tile, void (*call)(const void*, size_
   }
   ForContext ctx{call, fn, n};
   pthreadpool_parallelize_1d_tile_1d(pool_, RunTile, &ctx, n, tile, 0);
+}
+
+bool AllFiniteParallel(const float* x, size_t n, const ThreadPool* pool) {
+  constexpr size_t kTile = size_t(1) << 14;
+  if (!pool || pool->threads() < 2 || n <= kTile) return AllFinite(x, n);
+  std::atomic<bool> bad{false};
+  pool->ParallelFor(n, kTile, [&](size_t b, size_t e) {
+    if (!bad.load(std::memory_order_relaxed) && !AllFinite(x + b, e - b)) bad.store(true, std::memory_order_relaxed);
+  });
+  return !bad.load();
 }
 
 }  // namespace tare::cpu

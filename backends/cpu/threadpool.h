@@ -31,4 +31,11 @@ class ThreadPool {
   int threads_ = 1;
 };
 
+/// True when none of x[0..n) is NaN or +-inf (AllFinite, backends/common/table_backend.h), the
+/// scan split over the pool's threads in 64 KB tiles. Each thread then reads mostly what it wrote
+/// in the step before (the tiles follow the same contiguous split as the producing step's), where
+/// a scan on the calling thread alone pulls the other cores' halves across: at 2 threads on a VM
+/// whose cores are far apart that made a small step's guard cost more than the step.
+bool AllFiniteParallel(const float* x, size_t n, const ThreadPool* pool);
+
 }  // namespace tare::cpu

@@ -405,6 +405,34 @@ void Binary(const std::string& backend) {
         for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
           CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-5);
       }
+  // Rows longer than one task (a same-shape Add is one row of the whole tensor, which a backend
+  // may split in pieces) followed by a Relu, as in a residual block: exact against max(0, a + b)
+  // computed here (one float addition), at 1 and 2 threads.
+  const Shape ls = {2, 40001};
+  for (const Shape& o : std::vector<Shape>{{2, 40001}, {40001}, {1}, {2, 1}}) {
+    CAPTURE(ShapeStr(o));
+    G g;
+    const int a = g.Input("a", ls), b = g.Input("b", o);
+    const int sum = g.Add(NodeOf("Add"), {a, b}, "sum");
+    g.g->outputs.push_back(g.Add(NodeOf("Relu"), {sum}, "y"));
+    const Tensor at = RandF32(ls, rng), bt = RandF32(o, rng);
+    const std::vector<NamedTensor> in = {{"a", at}, {"b", bt}};
+    const size_t bn = static_cast<size_t>(bt.numel());
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      auto sess = MakeSession(g.g, backend, threads);
+      std::vector<NamedTensor> got = RunS(*sess, in);
+      CHECK(PlacementOf(*sess, "sum") == backend);
+      int64_t wrong = 0;
+      for (size_t i = 0; i < size_t(at.numel()); ++i) {
+        const size_t row = i / 40001, col = i % 40001;
+        const size_t j = bn == 1 ? 0 : bn == 2 ? row : bn == 40001 ? col : i;
+        const float want = std::max(0.0f, at.as<float>()[i] + bt.as<float>()[j]);
+        wrong += got[0].tensor.as<float>()[i] != want;
+      }
+      CHECK(wrong == 0);
+    }
+  }
   ReportWorst();
 }
 

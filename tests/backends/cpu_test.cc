@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "tests/backends/backend_check.h"
@@ -286,4 +287,46 @@ TEST_CASE("cpu depthwise Conv with more than 25 taps (ConvNeXt's 7x7): the own N
     }
   }
   CHECK(ran == 12);
+}
+
+TEST_CASE("cpu NaN guards at 2 threads: a NaN in the last of many inputs still reaches the outputs it feeds") {
+  // The guards scan their input split over the threads (AllFiniteParallel); the NaN sits in the
+  // last 64 KB tile, which the second thread scans. ONNX Conv/Gemm/MatMul: a NaN term makes the sum
+  // NaN, and Relu keeps it; every other output is finite.
+  std::mt19937 rng(77);
+  {  // 1x1 Conv 8 -> 8 + Relu on [1, 8, 64, 64]: the last pixel (channel 7's last element in NCHW).
+    G g;
+    const int x = g.Input("x", {1, 8, 64, 64});
+    const int c = g.Add(NodeOf("Conv"), {x, g.Const("w", RandF32({8, 8, 1, 1}, rng))}, "c");
+    g.g->outputs.push_back(g.Add(NodeOf("Relu"), {c}, "y"));
+    Tensor xt = RandF32({1, 8, 64, 64}, rng);
+    xt.as<float>()[xt.numel() - 1] = std::numeric_limits<float>::quiet_NaN();
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      auto sess = MakeSession(g.g, "cpu", threads);
+      const std::vector<NamedTensor> out = RunS(*sess, {{"x", xt}});
+      CHECK(PlacementOf(*sess, "c") == "cpu");
+      const float* y = out[0].tensor.as<float>();
+      int64_t wrong = 0;
+      for (int64_t ch = 0; ch < 8; ++ch)
+        for (int64_t p = 0; p < 64 * 64; ++p) wrong += std::isnan(y[ch * 4096 + p]) != (p == 4095);
+      CHECK(wrong == 0);
+    }
+  }
+  {  // MatMul [256, 128] x [128, 64], both at run time: a NaN in A's last element, the last row NaN.
+    G g;
+    const int a = g.Input("a", {256, 128}), b = g.Input("b", {128, 64});
+    g.g->outputs.push_back(g.Add(NodeOf("MatMul"), {a, b}, "y"));
+    Tensor at = RandF32({256, 128}, rng), bt = RandF32({128, 64}, rng);
+    at.as<float>()[at.numel() - 1] = std::numeric_limits<float>::quiet_NaN();
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      auto sess = MakeSession(g.g, "cpu", threads);
+      const std::vector<NamedTensor> out = RunS(*sess, {{"a", at}, {"b", bt}});
+      CHECK(PlacementOf(*sess, "y") == "cpu");
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < 256 * 64; ++i) wrong += std::isnan(out[0].tensor.as<float>()[i]) != (i / 64 == 255);
+      CHECK(wrong == 0);
+    }
+  }
 }
