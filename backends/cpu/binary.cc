@@ -40,29 +40,43 @@ inline float Apply(float a, float b) {
   return a / b;
 }
 
+/// `rows` consecutive rows of `inner` outputs: y = a op b elementwise (SA, SB: the operand's
+/// innermost stride, 1 or 0 for a broadcast scalar), then clamped to [lo, hi] when `clamp` (NaN
+/// kept, as ApplyClamp); row r reads a + r * sa and b + r * sb (0 where the operand repeats) and
+/// writes y + r * inner. One loop per x86-64 level (TARE_CPU_CLONES): the same bits on each.
 template <Kind K, int SA, int SB>
-void Row(const float* a, const float* b, float* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = Apply<K>(a[i * SA], b[i * SB]);
+TARE_CPU_CLONES void Rows(const float* a, size_t sa, const float* b, size_t sb, float* y, size_t inner, size_t rows,
+                          float lo, float hi, bool clamp) {
+  for (size_t r = 0; r < rows; ++r, a += sa, b += sb, y += inner) {
+    if (clamp) {
+      for (size_t i = 0; i < inner; ++i) {
+        const float v = Apply<K>(a[i * SA], b[i * SB]);
+        y[i] = v < lo ? lo : v > hi ? hi : v;
+      }
+    } else {
+      for (size_t i = 0; i < inner; ++i) y[i] = Apply<K>(a[i * SA], b[i * SB]);
+    }
+  }
 }
 
-using RowFn = void (*)(const float*, const float*, float*, size_t);
+using RowsFn = void (*)(const float*, size_t, const float*, size_t, float*, size_t, size_t, float, float, bool);
 
 template <Kind K>
-RowFn PickRow(bool sa, bool sb) {
-  if (sa && sb) return Row<K, 1, 1>;
-  if (sa) return Row<K, 1, 0>;
-  if (sb) return Row<K, 0, 1>;
-  return Row<K, 0, 0>;
+RowsFn PickRows(bool sa, bool sb) {
+  if (sa && sb) return Rows<K, 1, 1>;
+  if (sa) return Rows<K, 1, 0>;
+  if (sb) return Rows<K, 0, 1>;
+  return Rows<K, 0, 0>;
 }
 
-RowFn Pick(Kind k, bool sa, bool sb) {
+RowsFn Pick(Kind k, bool sa, bool sb) {
   switch (k) {
-    case Kind::kAdd: return PickRow<Kind::kAdd>(sa, sb);
-    case Kind::kSub: return PickRow<Kind::kSub>(sa, sb);
-    case Kind::kMul: return PickRow<Kind::kMul>(sa, sb);
-    case Kind::kDiv: return PickRow<Kind::kDiv>(sa, sb);
-    case Kind::kPow: return PickRow<Kind::kPow>(sa, sb);
-    case Kind::kSquare: return PickRow<Kind::kSquare>(sa, sb);
+    case Kind::kAdd: return PickRows<Kind::kAdd>(sa, sb);
+    case Kind::kSub: return PickRows<Kind::kSub>(sa, sb);
+    case Kind::kMul: return PickRows<Kind::kMul>(sa, sb);
+    case Kind::kDiv: return PickRows<Kind::kDiv>(sa, sb);
+    case Kind::kPow: return PickRows<Kind::kPow>(sa, sb);
+    case Kind::kSquare: return PickRows<Kind::kSquare>(sa, sb);
   }
   return nullptr;
 }
@@ -174,7 +188,7 @@ Status CompileBinary(Compiler& c, const Node& n) {
   float* yp = c.OutFused(y0, y, l, {{ptr[0], c.slot(a).nbytes()}, {ptr[1], c.slot(b).nbytes()}});
   Kind kind = KindOf(n.op);
   if (kind == Kind::kPow && c.IsConst(b) && c.slot(b).numel() == 1 && c.slot(b).as<float>()[0] == 2.0f) kind = Kind::kSquare;
-  const RowFn row = Pick(kind, plan.unit[0], plan.unit[1]);
+  const RowsFn rows_fn = Pick(kind, plan.unit[0], plan.unit[1]);
   const float* ap = ptr[0];
   const float* bp = ptr[1];
   const size_t inner = plan.inner, rows = count / inner;
@@ -184,16 +198,28 @@ Status CompileBinary(Compiler& c, const Node& n) {
   constexpr size_t kTask = size_t(1) << 14;
   const size_t pieces = (inner + kTask - 1) / kTask, piece = (inner + pieces - 1) / pieces;
   const size_t ua = plan.unit[0], ub = plan.unit[1];
+  // Rows along the innermost outer dim advance each operand by a fixed stride: one call per run.
+  const size_t run_len = plan.dims.empty() ? 1 : plan.dims.back();
+  const size_t step_a = plan.dims.empty() ? 0 : plan.s[0].back(), step_b = plan.dims.empty() ? 0 : plan.s[1].back();
+  const float lo = cl.lo, hi = cl.hi;
+  const bool clamp = cl.active;
   ThreadPool* pool = c.pool();
   c.Add([=] {
     pool->ParallelFor(rows * pieces, std::max<size_t>(1, kTask / inner), [&](size_t t0, size_t t1) {
       size_t off[2];
-      for (size_t t = t0; t < t1; ++t) {
-        const size_t r = t / pieces, i0 = (t % pieces) * piece, len = std::min(inner, i0 + piece) - i0;
+      if (pieces > 1) {
+        for (size_t t = t0; t < t1; ++t) {
+          const size_t r = t / pieces, i0 = (t % pieces) * piece, len = std::min(inner, i0 + piece) - i0;
+          plan.Offsets(r, off);
+          rows_fn(ap + off[0] + i0 * ua, 0, bp + off[1] + i0 * ub, 0, yp + r * inner + i0, len, 1, lo, hi, clamp);
+        }
+        return;
+      }
+      for (size_t r = t0; r < t1;) {
         plan.Offsets(r, off);
-        float* yr = yp + r * inner + i0;
-        row(ap + off[0] + i0 * ua, bp + off[1] + i0 * ub, yr, len);
-        if (cl.active) ApplyClamp(cl, yr, len);
+        const size_t run = std::min(t1 - r, run_len - r % run_len);
+        rows_fn(ap + off[0], step_a, bp + off[1], step_b, yp + r * inner, inner, run, lo, hi, clamp);
+        r += run;
       }
     });
     return Status::Ok();

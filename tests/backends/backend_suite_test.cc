@@ -405,34 +405,54 @@ void Binary(const std::string& backend) {
         for (int64_t i = 0; i < want[0].tensor.numel(); ++i)
           CHECK(std::fabs(ReadDouble(got[0].tensor, i) - ReadDouble(want[0].tensor, i)) <= 1e-5);
       }
-  // Rows longer than one task (a same-shape Add is one row of the whole tensor, which a backend
-  // may split in pieces) followed by a Relu, as in a residual block: exact against max(0, a + b)
-  // computed here (one float addition), at 1 and 2 threads.
-  const Shape ls = {2, 40001};
-  for (const Shape& o : std::vector<Shape>{{2, 40001}, {40001}, {1}, {2, 1}}) {
-    CAPTURE(ShapeStr(o));
-    G g;
-    const int a = g.Input("a", ls), b = g.Input("b", o);
-    const int sum = g.Add(NodeOf("Add"), {a, b}, "sum");
-    g.g->outputs.push_back(g.Add(NodeOf("Relu"), {sum}, "y"));
-    const Tensor at = RandF32(ls, rng), bt = RandF32(o, rng);
-    const std::vector<NamedTensor> in = {{"a", at}, {"b", bt}};
-    const size_t bn = static_cast<size_t>(bt.numel());
-    for (int threads : {1, 2}) {
-      CAPTURE(threads);
-      auto sess = MakeSession(g.g, backend, threads);
-      std::vector<NamedTensor> got = RunS(*sess, in);
-      CHECK(PlacementOf(*sess, "sum") == backend);
-      int64_t wrong = 0;
-      for (size_t i = 0; i < size_t(at.numel()); ++i) {
-        const size_t row = i / 40001, col = i % 40001;
-        const size_t j = bn == 1 ? 0 : bn == 2 ? row : bn == 40001 ? col : i;
-        const float want = std::max(0.0f, at.as<float>()[i] + bt.as<float>()[j]);
-        wrong += got[0].tensor.as<float>()[i] != want;
+  // Long rows (a same-shape Add is one row of the whole tensor, which a backend may split in
+  // pieces) and many short broadcast rows whose runs cross the tasks' bounds (a squeeze-excite
+  // scale, [N, H*W, C] * [N, 1, C]), each followed by a Relu as in a residual block: exact
+  // against max(0, a op b) computed here with numpy's broadcasting (one float operation), at 1
+  // and 2 threads.
+  const std::vector<std::pair<Shape, std::vector<Shape>>> cases = {
+      {{2, 40001}, {{2, 40001}, {40001}, {1}, {2, 1}}},
+      {{2, 300, 64}, {{2, 1, 64}, {64}, {2, 300, 1}, {300, 1}}},
+  };
+  for (const auto& [ls, bshapes] : cases)
+    for (const Shape& o : bshapes)
+      for (const char* op : {"Add", "Mul"}) {
+        CAPTURE(ShapeStr(ls));
+        CAPTURE(ShapeStr(o));
+        CAPTURE(op);
+        G g;
+        const int a = g.Input("a", ls), b = g.Input("b", o);
+        const int r = g.Add(NodeOf(op), {a, b}, "r");
+        g.g->outputs.push_back(g.Add(NodeOf("Relu"), {r}, "y"));
+        const Tensor at = RandF32(ls, rng), bt = RandF32(o, rng);
+        const std::vector<NamedTensor> in = {{"a", at}, {"b", bt}};
+        // b's element for output element i: per output dim, b's dim (right-aligned) or 0 where 1.
+        auto b_index = [&](int64_t i) {
+          int64_t j = 0, bstride = 1;
+          for (size_t d = ls.size(); d-- > 0;) {
+            const int64_t coord = i % ls[d];
+            i /= ls[d];
+            const ptrdiff_t bd = ptrdiff_t(d) - ptrdiff_t(ls.size() - o.size());
+            if (bd < 0) continue;
+            if (o[size_t(bd)] != 1) j += coord * bstride;
+            bstride *= o[size_t(bd)];
+          }
+          return j;
+        };
+        for (int threads : {1, 2}) {
+          CAPTURE(threads);
+          auto sess = MakeSession(g.g, backend, threads);
+          std::vector<NamedTensor> got = RunS(*sess, in);
+          CHECK(PlacementOf(*sess, "r") == backend);
+          int64_t wrong = 0;
+          for (int64_t i = 0; i < at.numel(); ++i) {
+            const float x = at.as<float>()[i], z = bt.as<float>()[b_index(i)];
+            const float want = std::max(0.0f, std::string(op) == "Add" ? x + z : x * z);
+            wrong += got[0].tensor.as<float>()[i] != want;
+          }
+          CHECK(wrong == 0);
+        }
       }
-      CHECK(wrong == 0);
-    }
-  }
   ReportWorst();
 }
 
