@@ -313,8 +313,7 @@ Status CompileConv(Compiler& c, const Node& n) {
     return e && std::string(e) == "xnnpack";
   }();
   // A depthwise convolution (one channel per group, multiplier 1) of more than 25 taps: own loop.
-  static const size_t dw_min = std::getenv("TARE_DW_MIN") ? std::stoul(std::getenv("TARE_DW_MIN")) : 26;
-  const bool dw_large = !force_xnn && !one_d && Cg == 1 && gs.og == 1 && kh * kw >= dw_min;
+  const bool dw_large = !force_xnn && !one_d && Cg == 1 && gs.og == 1 && kh * kw > 25;
   static const bool force_own = [] {
     const char* e = std::getenv("TARE_CPU_CONV");
     return e && std::string(e) == "own";
