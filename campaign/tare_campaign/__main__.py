@@ -66,6 +66,10 @@ def cmd_run(a):
         return 1
     try:
         os.makedirs(out, exist_ok=True)
+        why = T.prepare_bench(c, out, log=lambda m: print(m, flush=True)) or T.check_data(c)
+        if why:
+            print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
+            return 1
         ran, skipped, failures = runner.run(c, out, _tare_exe(), serial=a.serial, scheduler=a.scheduler,
                                             workers=a.workers, log=lambda m: print(m, flush=True))
     except OSError as e:

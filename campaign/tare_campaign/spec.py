@@ -6,6 +6,11 @@
     name = "lenet5"
     file = "../../tests/models/lenet5/model.onnx"   # relative to the campaign file
     inputs = "npy:../../tests/models/lenet5/dataset"
+    # or, instead of file and inputs, a benchmark model that bench/peers/models.py exports (seeded
+    # weights; into OUT/bench/ before the first task) with its input, and whose PyTorch module
+    # engine "torch" runs: one float input (resnet18, mobilenet_v2, squeezenet1_1,
+    # efficientnet_b0, convnext_tiny, vit_b_16, resnet20, vgg16, lenet5)
+    bench = "resnet18"
         # npy:DIR           DIR/items.npy: N items stacked on axis 0 (the model's first input),
         #                   DIR/labels.npy (optional): N int class labels
         # fashion-mnist:DIR the t10k images of DIR/t10k-images-idx3-ubyte.gz (pixels / 255,
@@ -14,7 +19,8 @@
     limit = 1000                           # optional: the first `limit` items only
 
     [[runs]]                               # one table per engine configuration
-    engine = "tare"                        # "tare" (in-process, the tare module) or "ort"
+    engine = "tare"                        # "tare" (the tare module, `tare bench`), "ort" (ONNX
+                                           # Runtime) or "torch" (PyTorch; models given by bench)
     backends = "cpu"                       # tare only: a priority list as tare's --backend takes
     threads = [1, 2]                       # each thread count is its own run
     repetitions = 3                        # timing repetitions (each a fresh process)
@@ -27,17 +33,21 @@
 
 Errors (CampaignError, one line naming the file and the key): unknown keys at any level, missing
 or mistyped values, a model file or data set that does not exist, an engine or tare backend that
-does not exist here, duplicate model names.
+does not exist here, duplicate model names, a benchmark model that is not one of bench/peers/
+models.py's single-float-input ones, engine "torch" with a model given by file.
 """
 
 import os
 import re
 import tomllib
 
-ENGINES = ("tare", "ort")
+ENGINES = ("tare", "ort", "torch")
+# bench/peers/models.py models with one float input (the campaign feeds the first input only).
+BENCH_MODELS = ("lenet5", "resnet20", "vgg16", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
+                "convnext_tiny", "vit_b_16")
 
 _TOP = {"name", "models", "runs", "measure"}
-_MODEL = {"name", "file", "inputs", "limit"}
+_MODEL = {"name", "file", "inputs", "limit", "bench"}
 _RUN = {"engine", "backends", "threads", "repetitions"}
 _MEASURE = {"outputs", "latency", "iters", "warmup"}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -111,13 +121,22 @@ def load(path, available_backends):
         if mname in seen:
             raise CampaignError(f"{path}: {where}.name {mname!r} names a model a second time")
         seen.add(mname)
-        f = os.path.normpath(os.path.join(base, _get(m, "file", str, where, path)))
-        if not os.path.isfile(f):
-            raise CampaignError(f"{path}: {where}.file: no such file {f}")
         limit = _get(m, "limit", int, where, path, required=False)
         if limit is not None and limit < 1:
             raise CampaignError(f"{path}: {where}.limit must be >= 1")
-        out_models.append({"name": mname, "file": f, "inputs": _inputs(_get(m, "inputs", str, where, path), base, where, path),
+        bench = _get(m, "bench", str, where, path, required=False)
+        if bench is not None:
+            if "file" in m or "inputs" in m:
+                raise CampaignError(f"{path}: {where} gives bench and file/inputs: a benchmark model brings its own")
+            if bench not in BENCH_MODELS:
+                raise CampaignError(f"{path}: {where}.bench {bench!r} is not one of {', '.join(BENCH_MODELS)}")
+            # The file and the inputs are known once exported (tasks.prepare_bench, before any task).
+            out_models.append({"name": mname, "bench": bench, "file": None, "inputs": {"kind": "bench"}, "limit": limit})
+            continue
+        f = os.path.normpath(os.path.join(base, _get(m, "file", str, where, path)))
+        if not os.path.isfile(f):
+            raise CampaignError(f"{path}: {where}.file: no such file {f}")
+        out_models.append({"name": mname, "bench": None, "file": f, "inputs": _inputs(_get(m, "inputs", str, where, path), base, where, path),
                            "limit": limit})
     runs = _get(doc, "runs", list, "the file", path)
     if not runs:
@@ -148,6 +167,11 @@ def load(path, available_backends):
             if (o["engine"], o["backends"]) == (engine, backends):
                 raise CampaignError(f"{path}: {where} repeats runs[{j}] (engine {engine!r}"
                                     + (f", backends {backends!r}" if backends else "") + "): give each configuration once, with all its threads")
+        if engine == "torch":
+            for m in out_models:
+                if not m["bench"]:
+                    raise CampaignError(f"{path}: {where}: engine 'torch' needs each model's PyTorch module: model "
+                                        f"{m['name']!r} is a file (give it as bench = NAME)")
         out_runs.append({"engine": engine, "backends": backends, "threads": sorted(set(threads)), "repetitions": reps})
     measure = doc.get("measure", {})
     if not isinstance(measure, dict):

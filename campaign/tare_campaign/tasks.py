@@ -4,15 +4,17 @@ A task is a dict with a key that names it for good (the same campaign file gives
 so a rerun finds what is done):
     outputs/<model>/<engine>/t<threads>            the model's outputs on every item (one run)
     timing/<model>/<engine>/t<threads>/r<k>        repetition k of the timing (a fresh process)
-where <engine> is "tare-<backends>" or "ort". run_task(task) returns the result as a JSON-able dict;
-it never writes the campaign's results (the caller does, once per key).
+where <engine> is "tare-<backends>", "ort" or "torch". run_task(task) returns the result as a
+JSON-able dict; it never writes the campaign's results (the caller does, once per key).
 
 Outputs: tare runs in process (the tare module, python/) on the items in batches of the model's
-first input's leading dim; ONNX Runtime through bench/study/ort.js --run on each batch. Result:
+first input's leading dim; ONNX Runtime through bench/study/ort.js --run on each batch; PyTorch in
+process on the model's module (bench/peers/models.py torch_module, torch.set_num_threads). Result:
 top-1 per item, accuracy when there are labels, the outputs' file (.npy, float32 [N, classes]).
-Timing: `tare bench --json` or bench/peers/ort_bench.js as a child process; result: its latency
-figures (ms), its CPU time (s, os.wait4), CPU utilization (CPU time over wall time) and peak RSS
-(bytes, VmHWM: _timed_child).
+Timing: `tare bench --json`, bench/peers/ort_bench.js or bench/peers/torch_bench.py as a child
+process; result: its latency figures (ms), its CPU time (s, os.wait4), CPU utilization (CPU time
+over wall time) and peak RSS (bytes, VmHWM: _timed_child).
+Benchmark models (a model's `bench`): prepare_bench exports them once, before any task.
 """
 
 import gzip
@@ -93,10 +95,45 @@ def _read_idx(path):
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
+def _bench_models():
+    sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
+    try:
+        import models
+    finally:
+        sys.path.pop(0)
+    return models
+
+
+def prepare_bench(c, out, log=print):
+    """Exports the campaign's benchmark models (bench/peers/models.py prepare: seeded weights, the
+    same files as bench/run_peers.sh's) under out/bench, skipping what is there, and sets each such
+    model's file and inputs (its own input, one batch). Returns "" or the first problem."""
+    names = sorted({m["bench"] for m in c["models"] if m.get("bench")})
+    if not names:
+        return ""
+    try:
+        entries = {e["name"]: e for e in _bench_models().prepare(os.path.join(out, "bench"), names, None, log=log)}
+    except Exception as e:  # the exporter's errors (torch, onnx) as one line
+        return f"exporting the benchmark models {', '.join(names)}: {type(e).__name__}: {e}"
+    for m in c["models"]:
+        if m.get("bench"):
+            e = entries[m["bench"]]
+            if len(e["inputs"]) != 1:
+                return f"models '{m['name']}': bench model {m['bench']!r} has {len(e['inputs'])} inputs (the campaign feeds one)"
+            m["file"] = e["onnx"]
+            m["inputs"] = {"kind": "batch", "file": e["inputs"][0][1]}
+    return ""
+
+
 def load_items(model):
     """(items float32 [N, ...], labels int64 [N] or None) of a model's data set."""
     src = model["inputs"]
-    if src["kind"] == "npy":
+    if src["kind"] == "batch":  # a benchmark model's own input: one batch, no labels
+        x, y = np.load(src["file"]), None
+        if x.dtype.kind != "f":
+            raise ValueError(f"{src['file']} holds {x.dtype}, not floats")
+        x = x.astype(np.float32)
+    elif src["kind"] == "npy":
         x = np.load(os.path.join(src["dir"], "items.npy")).astype(np.float32)
         lp = os.path.join(src["dir"], "labels.npy")
         y = np.load(lp).astype(np.int64) if os.path.isfile(lp) else None
@@ -113,15 +150,18 @@ def _why(stderr, code):
     its last line, without a leading 'tare: error:' of its own."""
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
     said = [ln for ln in lines if "rror" in ln] or lines[-1:] or [f"exit {code}"]
-    return re.sub(r"^(tare|ort_bench|ort_run): (error: )?", "", said[0])
+    return re.sub(r"^(tare|ort_bench|ort_run|torch_bench): (error: )?", "", said[0])
 
 
 def check_data(c):
     """Checks every model's data set before any task runs: items.npy (or the images) readable as
     numbers, labels (when present) one per item, and the items splitting into the model's batch
-    (its first input's leading dim). Returns "" or the first problem, naming the model."""
+    (its first input's leading dim). Benchmark models are checked once exported. Returns "" or the
+    first problem, naming the model."""
     import onnx
     for m in c["models"]:
+        if not m["file"]:
+            continue  # a benchmark model not exported yet: checked again after prepare_bench
         try:
             x, y = load_items(m)
         except (OSError, ValueError, EOFError) as e:
@@ -161,6 +201,12 @@ def _outputs(task, out_dir):
         first = s.inputs[0]
         batch = first.shape[0] if first.shape and isinstance(first.shape[0], int) and first.shape[0] > 0 else len(x)
         outs = [np.asarray(s.run({first.name: b})[s.outputs[0].name], dtype=np.float32) for b in _batches(x, batch)]
+    elif r["engine"] == "torch":
+        import torch
+        torch.set_num_threads(task["threads"])
+        module = _bench_models().torch_module(m["bench"])
+        with torch.no_grad():
+            outs = [module(torch.from_numpy(np.ascontiguousarray(b))).numpy().astype(np.float32) for b in _batches(x, len(x))]
     else:
         import onnx
         g = onnx.load(m["file"]).graph
@@ -249,11 +295,13 @@ def timing(task, tare_exe):
         js = os.path.join(tmp, "bench.json")
         if r["engine"] == "tare":
             cmd = [tare_exe, "bench", m["file"], "--backend", r["backends"]] + common + ["--json", js]
+        elif r["engine"] == "torch":
+            cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "torch_bench.py"), m["bench"], "--input", inp] + common[:6]
         else:
             cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
         code, out, err, wall, cpu, rss = _timed_child(cmd)
         if code != 0:
-            raise RuntimeError(f"{os.path.basename(cmd[1] if cmd[0] == 'node' else cmd[0])}: " + _why(err, code))
+            raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + _why(err, code))
         if r["engine"] == "tare":
             with open(js) as f:
                 b = json.load(f)

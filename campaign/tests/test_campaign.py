@@ -238,3 +238,51 @@ def test_data_problems_are_found_before_any_task(tmp_path):
     g = write(tmp_path, campaign_text(RUNS + RUNS.split("[[runs]]")[1].join(["[[runs]]", ""])), "dup.toml")
     p = cli("run", g, "--out", str(tmp_path / "o"), "--serial")
     assert p.returncode == 1 and "repeats runs[0]" in p.stderr
+
+
+def test_torch_engine_on_a_benchmark_model_agrees_with_pytorchs_logits(tmp_path):
+    # lenet5 as a benchmark model: bench/peers/models.py's PyTorch module with the weights of the
+    # committed export; its input (one batch of 2) and the expected logits PyTorch produced.
+    text = """
+name = "tb"
+[[models]]
+name = "lenet5"
+bench = "lenet5"
+[[runs]]
+engine = "torch"
+threads = [1, 2]
+[[runs]]
+engine = "tare"
+backends = "cpu"
+threads = [1]
+[measure]
+latency = true
+iters = 3
+warmup = 1
+"""
+    f = write(tmp_path, text)
+    out = tmp_path / "out"
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert p.returncode == 0, p.stderr
+    want = np.load(os.path.join(LENET, "expected", "logits.npy"))
+    for key in ("outputs~lenet5~torch~t1", "outputs~lenet5~torch~t2", "outputs~lenet5~tare-cpu~t1"):
+        r = json.loads((out / "results" / (key + ".json")).read_text())
+        assert r["top1"] == want.argmax(axis=1).tolist()
+        got = np.load(out / r["outputs_file"])
+        assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    t = json.loads((out / "results" / "timing~lenet5~torch~t2~r0.json").read_text())
+    assert t["median_ms"] > 0 and t["peak_rss_bytes"] > 0 and t["process_cpu_s"] > 0
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[[models]]\nname = "m"\nbench = "alexnet"\n[[runs]]\nengine = "ort"\n', "bench 'alexnet' is not one of"),
+    ('[[models]]\nname = "m"\nbench = "lenet5"\nfile = "x.onnx"\n[[runs]]\nengine = "ort"\n', "gives bench and file/inputs"),
+    (f'[[models]]\nname = "m"\nfile = "{LENET}/model.onnx"\ninputs = "npy:{LENET}/dataset"\n[[runs]]\nengine = "torch"\n',
+     "engine 'torch' needs each model's PyTorch module"),
+])
+def test_bench_and_torch_refused_when_they_cannot_run(tmp_path, body, message):
+    f = write(tmp_path, 'name = "t"\n' + body)
+    p = cli("run", f, "--out", str(tmp_path / "out"), "--serial")
+    assert p.returncode == 1
+    assert message in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
