@@ -1,15 +1,25 @@
 // tare_make_tflite_twin: writes a .tflite twin of a small sequential ONNX CNN (LeNet-5 style:
-// Conv, Relu, Pad, AveragePool/MaxPool, Flatten, Gemm), with the same weights, as TensorFlow's
+// Conv, Relu, Pad, AveragePool/MaxPool, Flatten, Gemm, a BatchNormalization after a Gemm), with
+// the same weights, as TensorFlow's
 // converter lays such a network out: NHWC activations, OHWI filters, a TRANSPOSE from the NCHW
 // input the ONNX model takes, explicit PAD before VALID convolutions and pools, and a TRANSPOSE back
 // to NCHW before the flatten (so FULLY_CONNECTED sees PyTorch's feature order). Tensor names are
 // TensorFlow-like ("sequential/conv2d/Conv2D"), not the ONNX ones, so `tare compare` must align the
 // two models by structure.
 //
-//   tare_make_tflite_twin MODEL.onnx OUT.tflite
+// A BatchNormalization after the flatten becomes MUL by scale = gamma / sqrt(var + eps) and ADD of
+// beta - mean * scale, both computed in float32 (what TensorFlow's converter writes for an unfused
+// Keras BatchNormalization in inference).
+//
+//   tare_make_tflite_twin MODEL.onnx OUT.tflite [BATCH]
+//
+// BATCH: the twin's batch (TFLite inputs have a fixed shape); required when the ONNX input's batch
+// dim is symbolic, else it must match it.
 //
 // Exit status 0; 1 with one line on stderr for an op outside that subset or a file error.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -99,7 +109,8 @@ class Writer {
 // Builtin codes (TFLite BuiltinOperator, converters/tflite/builtin_ops.h).
 namespace tb = tare::tflite;
 constexpr int kAveragePool = tb::AVERAGE_POOL_2D, kConv = tb::CONV_2D, kFullyConnected = tb::FULLY_CONNECTED,
-              kMaxPool = tb::MAX_POOL_2D, kRelu = tb::RELU, kReshape = tb::RESHAPE, kPad = tb::PAD, kTranspose = tb::TRANSPOSE;
+              kMaxPool = tb::MAX_POOL_2D, kRelu = tb::RELU, kReshape = tb::RESHAPE, kPad = tb::PAD, kTranspose = tb::TRANSPOSE,
+              kMul = tb::MUL, kAdd = tb::ADD;
 
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "make_tflite_twin: %s\n", msg.c_str());
@@ -109,17 +120,25 @@ int Fail(const std::string& msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) return Fail("usage: tare_make_tflite_twin MODEL.onnx OUT.tflite");
+  if (argc != 3 && argc != 4) return Fail("usage: tare_make_tflite_twin MODEL.onnx OUT.tflite [BATCH]");
   Result<std::shared_ptr<Model>> m = LoadAnyModel(argv[1]);
   if (!m.ok()) return Fail(m.status().message());
   const Graph& g = (*m)->graph;
   if (g.inputs.size() != 1 || g.outputs.size() != 1) return Fail("the model must have one input and one output");
   const Value& in = g.values[g.inputs[0]];
-  if (in.shape.size() != 4 || in.shape[0] < 1) return Fail("the input must be a static NCHW tensor");
+  if (in.shape.size() != 4 || in.shape[1] < 1 || in.shape[2] < 1 || in.shape[3] < 1) return Fail("the input must be an NCHW tensor of known C, H, W");
+  int64_t n = in.shape[0];
+  if (argc == 4) {
+    char* end = nullptr;
+    const long b = std::strtol(argv[3], &end, 10);
+    if (!*argv[3] || *end || b < 1 || b > 65536) return Fail(std::string("BATCH must be an integer in [1, 65536], not ") + argv[3]);
+    if (n >= 1 && n != b) return Fail("BATCH " + std::string(argv[3]) + " differs from the model's batch " + std::to_string(n));
+    n = b;
+  }
+  if (n < 1) return Fail("the input's batch dim is symbolic: give BATCH");
   Writer w;
-  auto i32 = [](const Shape& s) { return std::vector<int32_t>(s.begin(), s.end()); };
-  int64_t n = in.shape[0], c = in.shape[1], h = in.shape[2], wd = in.shape[3];
-  const int x_nchw = w.Tensor("input", i32(in.shape));
+  int64_t c = in.shape[1], h = in.shape[2], wd = in.shape[3];
+  const int x_nchw = w.Tensor("input", {int32_t(n), int32_t(c), int32_t(h), int32_t(wd)});
   int x = w.Tensor("sequential/to_nhwc", {int32_t(n), int32_t(h), int32_t(wd), int32_t(c)});
   w.Op(kTranspose, {x_nchw, w.I32("sequential/to_nhwc/perm", {4}, {0, 2, 3, 1})}, {x}, tfl::BuiltinOptions::NONE);
   bool flat = false;
@@ -220,6 +239,27 @@ int main(int argc, char** argv) {
       auto opt = tfl::CreateFullyConnectedOptions(w.fbb());
       w.Op(kFullyConnected, {x, wv, bv}, {y}, tfl::BuiltinOptions::FullyConnectedOptions, opt.Union());
       x = y;
+    } else if (node.op == "BatchNormalization" && flat) {
+      const tare::Tensor* p[4];
+      for (int k = 0; k < 4; ++k) {
+        p[k] = node.inputs.size() > size_t(k + 1) ? weight(node.inputs[size_t(k + 1)]) : nullptr;
+        if (!p[k] || p[k]->dtype != DType::kFloat32 || p[k]->numel() != features)
+          return Fail(node.Where() + ": needs constant float32 scale, B, mean and var of " + std::to_string(features));
+      }
+      Result<float> eps = node.GetFloat("epsilon", 1e-5f);
+      if (!eps.ok() || node.outputs.size() != 1) return Fail(node.Where() + ": only inference (one output)");
+      std::vector<float> scale(static_cast<size_t>(features)), shift(scale.size());
+      for (size_t i = 0; i < scale.size(); ++i) {
+        scale[i] = p[0]->as<float>()[i] / std::sqrt(p[3]->as<float>()[i] + *eps);
+        shift[i] = p[1]->as<float>()[i] - p[2]->as<float>()[i] * scale[i];
+      }
+      const int sv = w.Tensor(base + "/batchnorm/mul", {int32_t(features)}, scale.data());
+      const int tv = w.Tensor(base + "/batchnorm/sub", {int32_t(features)}, shift.data());
+      const int y1 = w.Tensor(base + "/batchnorm/mul_1", {int32_t(n), int32_t(features)});
+      const int y2 = w.Tensor(base + "/batchnorm/add_1", {int32_t(n), int32_t(features)});
+      w.Op(kMul, {x, sv}, {y1}, tfl::BuiltinOptions::MulOptions, tfl::CreateMulOptions(w.fbb()).Union());
+      w.Op(kAdd, {y1, tv}, {y2}, tfl::BuiltinOptions::AddOptions, tfl::CreateAddOptions(w.fbb()).Union());
+      x = y2;
     } else {
       return Fail(node.Where() + ": op outside the twin's subset");
     }

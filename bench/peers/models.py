@@ -15,6 +15,10 @@ Models (name: ONNX file; inputs; PyTorch module):
       lenet5 (trained by make_fixtures, which takes minutes) as LeNet5() with the export's
       initializers loaded (the names are the module's parameter names). torch_bench.py checks the
       module's output against the fixture's expected/logits.npy, so the module is the one exported.
+  lenet5_bn
+      tests/models/lenet5_bn/model.onnx (the study's LeNet-5 with a BatchNorm, docs/STUDY.md; input
+      batch symbolic, the committed input.npy has 2): the module is bench/study/lenet5_bn.py's
+      LeNet5BN with the export's initializers loaded (named as the module's parameters and buffers).
   resnet18, mobilenet_v2, squeezenet1_1
       torchvision 0.14 architectures with seeded random weights (torch.manual_seed(SEED + k),
       weights=None), eval mode, exported here with opset 13, input "input" float32 [1,3,224,224]
@@ -48,7 +52,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "models")
 SEED = 20240501
 
-FIXTURE_MODELS = ["lenet5", "resnet20", "vgg16", "lstm_text", "gru_text"]
+FIXTURE_MODELS = ["lenet5", "resnet20", "vgg16", "lstm_text", "gru_text", "lenet5_bn"]
 TORCHVISION_MODELS = {"resnet18": 101, "mobilenet_v2": 102, "squeezenet1_1": 103}  # name -> seed offset
 MODERN_MODELS = {"bert_encoder": 201, "vit_b_16": 202, "convnext_tiny": 203, "efficientnet_b0": 204}  # name -> seed offset
 SILERO_MODELS = {"silero_legacy": "silero_vad_legacy.onnx", "silero_v5": "silero_vad_v5.onnx"}
@@ -142,28 +146,40 @@ def _modern_inputs(name):
     return [("input", rng.uniform(-1.0, 1.0, size=(1, 3, 224, 224)).astype(np.float32))]
 
 
+def _with_export_weights(model, name):
+    """`model` with the initializers of tests/models/<name>/model.onnx loaded (named as its state_dict;
+    BatchNorm's num_batches_tracked, which the export drops, kept), in eval mode."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(os.path.join(FIXTURES, name, "model.onnx")).graph.initializer}
+    state = model.state_dict()
+    missing = [k for k in state if k not in inits and not k.endswith("num_batches_tracked")]
+    if missing:
+        raise RuntimeError(f"{name}: the export lacks initializers {missing}")
+    model.load_state_dict({k: torch.from_numpy(inits[k].copy()) if k in inits else v for k, v in state.items()})
+    return model.eval()
+
+
 def torch_module(name):
     """The PyTorch module (eval mode) that produced model `name`'s ONNX file."""
-    import torch
     if name in TORCHVISION_MODELS:
         return _torchvision_module(name)
     if name in MODERN_MODELS:
         return _modern_module(name)
     if name not in FIXTURE_MODELS:
         raise KeyError(f"{name}: no PyTorch module (ONNX Runtime only)")
+    if name == "lenet5_bn":
+        sys.path.insert(0, os.path.join(ROOT, "bench", "study"))
+        try:
+            from lenet5_bn import LeNet5BN
+        finally:
+            sys.path.pop(0)
+        return _with_export_weights(LeNet5BN(), name)
     mf = _make_fixtures()
     if name == "lenet5":
-        import onnx
-        from onnx import numpy_helper
         mf.seed_everything(mf.SEED)
-        model = mf.LeNet5()
-        inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(os.path.join(FIXTURES, name, "model.onnx")).graph.initializer}
-        state = model.state_dict()
-        missing = [k for k in state if k not in inits]
-        if missing:
-            raise RuntimeError(f"lenet5: the export lacks initializers {missing}")
-        model.load_state_dict({k: torch.from_numpy(inits[k].copy()) for k in state})
-        return model.eval()
+        return _with_export_weights(mf.LeNet5(), name)
     builders = {"resnet20": mf.build_resnet20, "vgg16": mf.build_vgg16,
                 "lstm_text": mf.BUILDERS["lstm_text"], "gru_text": mf.BUILDERS["gru_text"]}
     model, _x, _opset, _meta = builders[name](None, lambda msg: None)

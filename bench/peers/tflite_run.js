@@ -21,6 +21,10 @@
 //   --repeat R     runs R times (default 2) on the same compiled model and fails unless every run gives
 //                  bit-identical outputs; the files hold the first run's.
 //   --iters K      then times K further runs after one warm-up (default 0: no timing).
+//   --batches      each IN<k>.npy stacks K inputs on axis 0 (its leading dim K times the model's; the other
+//                  dims the model's): the model runs once per slice (once each, no --repeat check) and each
+//                  output file stacks the K results the same way (tare campaign's tflite engine). Not with
+//                  --outputs, --all-tensors, --manifest or --iters.
 //   --inspect      prints the flatbuffer's inventory (I/O, op codes and counts, tensor types) as JSON.
 // Prints one JSON object: the model's SHA-256, LiteRT's version, per input name/shape/file, per output
 // (or cut tensor) name, shape, file, min, max, max |value|, count of non-finite values, and timings.
@@ -56,7 +60,7 @@ function fail(msg) {
 }
 
 function parseArgs(argv) {
-  const a = { model: null, inputs: [], out: null, outputs: null, cut: 0, repeat: 2, iters: 0, inspect: false, all: false, manifest: false };
+  const a = { model: null, inputs: [], out: null, outputs: null, cut: 0, repeat: 2, iters: 0, inspect: false, all: false, manifest: false, batches: false };
   const int = (name, v, lo) => {
     if (v === undefined || !/^\d+$/.test(v) || Number(v) < lo) fail(`${name} must be an integer >= ${lo}, got ${v}`);
     return Number(v);
@@ -71,6 +75,7 @@ function parseArgs(argv) {
     else if (s === '--inspect') a.inspect = true;
     else if (s === '--all-tensors') a.all = true;
     else if (s === '--manifest') a.manifest = true;
+    else if (s === '--batches') a.batches = true;
     else if (s.startsWith('--')) fail('unknown option ' + s);
     else if (a.model === null) a.model = s;
     else a.inputs.push(s);
@@ -81,6 +86,7 @@ function parseArgs(argv) {
   if (a.cut && !a.outputs) fail('--cut needs --outputs');
   if (a.all && a.outputs) fail('--all-tensors and --outputs exclude each other');
   if (a.manifest && fs.existsSync(a.out)) fail(a.out + ' exists: not overwritten');
+  if (a.batches && (a.outputs || a.all || a.manifest || a.iters)) fail('--batches excludes --outputs, --all-tensors, --manifest and --iters');
   return a;
 }
 
@@ -196,9 +202,14 @@ async function main() {
     }
     if (want.type !== 'float32') fail(`input ${k} (${want.name}) is ${want.type}; only float32 inputs are supported`);
     if (!(arr.data instanceof Float32Array)) fail(`${a.inputs[k]}: not float32 (input ${k}, ${want.name}, is float32)`);
-    if (!sameShape(arr.shape, want.shape)) fail(`${a.inputs[k]}: shape [${arr.shape}], input ${k} (${want.name}) is [${want.shape}]`);
-    return { name: want.name, shape: want.shape, file: a.inputs[k], data: arr.data };
+    const stacked = a.batches && arr.shape.length === want.shape.length && want.shape[0] > 0 && arr.shape[0] % want.shape[0] === 0 &&
+      arr.shape[0] > 0 && sameShape(arr.shape.slice(1), want.shape.slice(1));
+    if (!stacked && !sameShape(arr.shape, want.shape)) {
+      fail(`${a.inputs[k]}: shape [${arr.shape}], input ${k} (${want.name}) is [${want.shape}]` + (a.batches ? ' (or a stack of those on axis 0)' : ''));
+    }
+    return { name: want.name, shape: want.shape, file: a.inputs[k], data: arr.data, slices: stacked ? arr.shape[0] / want.shape[0] : 1 };
   });
+  if (a.batches && new Set(inputs.map((x) => x.slices)).size > 1) fail('--batches: the inputs stack different numbers of batches');
 
   const lrt = await loadLitert();
   const model = await lrt.loadAndCompile(new Uint8Array(bytes), { accelerator: 'wasm' });
@@ -211,6 +222,7 @@ async function main() {
   });
   check('input', model.getInputDetails(), g.inputs);
   check('output', model.getOutputDetails(), outs);
+  if (a.batches) return runBatches(a, g, outs, inputs, lrt, model, sha256);
   const feeds = inputs.map((x) => new lrt.Tensor(x.data, x.shape));
   // Without --manifest every output as float32 (the files tests/models/tflite/ hold); with it, in its type.
   const runOnce = async () => {
@@ -256,6 +268,37 @@ async function main() {
     inputs: inputs.map(({ name, shape, file }) => ({ name, shape, file })), outputs, timing,
   };
   process.stdout.write(toJson(result) + '\n');
+}
+
+// --batches: each slice of the stacked inputs through the model once; the outputs stacked.
+async function runBatches(a, g, outs, inputs, lrt, model, sha256) {
+  const slices = inputs[0].slices;
+  const results = outs.map((t) => new Float32Array(slices * g.tensors[t].shape.reduce((p, d) => p * d, 1)));
+  for (let s = 0; s < slices; ++s) {
+    const feeds = inputs.map((x) => {
+      const n = x.data.length / slices;
+      return new lrt.Tensor(x.data.slice(s * n, (s + 1) * n), x.shape);
+    });
+    const res = await model.run(feeds);
+    res.forEach((t, k) => {
+      const d = t.toTypedArray();
+      results[k].set(Float32Array.from(d), s * d.length);
+      t.delete();
+    });
+    feeds.forEach((t) => t.delete());
+  }
+  model.delete();
+  fs.mkdirSync(a.out, { recursive: true });
+  const outputs = outs.map((t, k) => {
+    const tensor = g.tensors[t];
+    const shape = [tensor.shape[0] * slices, ...tensor.shape.slice(1)];
+    const file = path.join(a.out, `${k}_${safe(tensor.name)}.npy`);
+    writeNpy(file, results[k], shape);
+    return { index: k, tensor: t, name: tensor.name, shape, file, ...stats(results[k]) };
+  });
+  const version = JSON.parse(fs.readFileSync(path.join(LITERT_DIR, 'package.json'), 'utf8')).version;
+  process.stdout.write(toJson({ tool: 'litert', version, model: a.model, sha256, batches: slices,
+    inputs: inputs.map(({ name, shape, file }) => ({ name, shape, file })), outputs }) + '\n');
 }
 
 main().catch((e) => fail(e && e.message ? e.message : e));

@@ -11,6 +11,9 @@
     # engine "torch" runs: one float input (resnet18, mobilenet_v2, squeezenet1_1,
     # efficientnet_b0, convnext_tiny, vit_b_16, resnet20, vgg16, lenet5)
     bench = "resnet18"
+    # the same network exported by other frameworks, for engines "tflite" and "tfjs" (optional):
+    tflite = "../../tests/models/lenet5_bn/tflite_twin/model.tflite"   # a .tflite file
+    tfjs = "../../tests/models/lenet5_bn/tfjs/model.json"              # a TF.js model.json
         # npy:DIR           DIR/items.npy: N items stacked on axis 0 (the model's first input),
         #                   DIR/labels.npy (optional): N int class labels
         # fashion-mnist:DIR the t10k images of DIR/t10k-images-idx3-ubyte.gz (pixels / 255,
@@ -20,7 +23,10 @@
 
     [[runs]]                               # one table per engine configuration
     engine = "tare"                        # "tare" (the tare module, `tare bench`), "ort" (ONNX
-                                           # Runtime) or "torch" (PyTorch; models given by bench)
+                                           # Runtime), "torch" (PyTorch; models given by bench),
+                                           # "tflite" (LiteRT.js on each model's tflite file) or
+                                           # "tfjs" (TF.js on each model's tfjs file); tflite and
+                                           # tfjs give outputs only (no timing tasks)
     backends = "cpu"                       # tare only: a priority list as tare's --backend takes
     threads = [1, 2]                       # each thread count is its own run
     repetitions = 3                        # timing repetitions (each a fresh process)
@@ -31,23 +37,30 @@
     iters = 20                             # timed runs per timing task
     warmup = 3                             # untimed runs before them
 
+A bench model may also take inputs (a data set for its PyTorch module and export). Items are
+float32, stacked on axis 0, in the layout of the model file's first input; a TFLite or TF.js file
+whose input is the NHWC transpose of an NCHW item gets the items transposed.
+
 Errors (CampaignError, one line naming the file and the key): unknown keys at any level, missing
 or mistyped values, a model file or data set that does not exist, an engine or tare backend that
 does not exist here, duplicate model names, a benchmark model that is not one of bench/peers/
-models.py's single-float-input ones, engine "torch" with a model given by file.
+models.py's single-float-input ones, engine "torch" with a model given by file, engine "tflite" or
+"tfjs" with a model that has no such file.
 """
 
 import os
 import re
 import tomllib
 
-ENGINES = ("tare", "ort", "torch")
+ENGINES = ("tare", "ort", "torch", "tflite", "tfjs")
+# Engines with a timing tool: the others give outputs only.
+TIMED_ENGINES = ("tare", "ort", "torch")
 # bench/peers/models.py models with one float input (the campaign feeds the first input only).
-BENCH_MODELS = ("lenet5", "resnet20", "vgg16", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
-                "convnext_tiny", "vit_b_16")
+BENCH_MODELS = ("lenet5", "lenet5_bn", "resnet20", "vgg16", "resnet18", "mobilenet_v2", "squeezenet1_1",
+                "efficientnet_b0", "convnext_tiny", "vit_b_16")
 
 _TOP = {"name", "models", "runs", "measure"}
-_MODEL = {"name", "file", "inputs", "limit", "bench"}
+_MODEL = {"name", "file", "inputs", "limit", "bench", "tflite", "tfjs"}
 _RUN = {"engine", "backends", "threads", "repetitions"}
 _MEASURE = {"outputs", "latency", "iters", "warmup"}
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -124,20 +137,29 @@ def load(path, available_backends):
         limit = _get(m, "limit", int, where, path, required=False)
         if limit is not None and limit < 1:
             raise CampaignError(f"{path}: {where}.limit must be >= 1")
+        others = {}
+        for k, suffix in (("tflite", ".tflite"), ("tfjs", ".json")):
+            v = _get(m, k, str, where, path, required=False)
+            if v is not None:
+                f = os.path.normpath(os.path.join(base, v))
+                if not f.endswith(suffix) or not os.path.isfile(f):
+                    raise CampaignError(f"{path}: {where}.{k}: no such {suffix} file {f}")
+                others[k] = f
         bench = _get(m, "bench", str, where, path, required=False)
         if bench is not None:
-            if "file" in m or "inputs" in m:
-                raise CampaignError(f"{path}: {where} gives bench and file/inputs: a benchmark model brings its own")
+            if "file" in m:
+                raise CampaignError(f"{path}: {where} gives bench and file: a benchmark model brings its own")
             if bench not in BENCH_MODELS:
                 raise CampaignError(f"{path}: {where}.bench {bench!r} is not one of {', '.join(BENCH_MODELS)}")
-            # The file and the inputs are known once exported (tasks.prepare_bench, before any task).
-            out_models.append({"name": mname, "bench": bench, "file": None, "inputs": {"kind": "bench"}, "limit": limit})
+            # The file (and the inputs when not given) are known once exported (tasks.prepare_bench).
+            inputs = _inputs(_get(m, "inputs", str, where, path), base, where, path) if "inputs" in m else {"kind": "bench"}
+            out_models.append({"name": mname, "bench": bench, "file": None, "inputs": inputs, "limit": limit, **others})
             continue
         f = os.path.normpath(os.path.join(base, _get(m, "file", str, where, path)))
         if not os.path.isfile(f):
             raise CampaignError(f"{path}: {where}.file: no such file {f}")
         out_models.append({"name": mname, "bench": None, "file": f, "inputs": _inputs(_get(m, "inputs", str, where, path), base, where, path),
-                           "limit": limit})
+                           "limit": limit, **others})
     runs = _get(doc, "runs", list, "the file", path)
     if not runs:
         raise CampaignError(f"{path}: no [[runs]]")
@@ -167,11 +189,13 @@ def load(path, available_backends):
             if (o["engine"], o["backends"]) == (engine, backends):
                 raise CampaignError(f"{path}: {where} repeats runs[{j}] (engine {engine!r}"
                                     + (f", backends {backends!r}" if backends else "") + "): give each configuration once, with all its threads")
-        if engine == "torch":
-            for m in out_models:
-                if not m["bench"]:
-                    raise CampaignError(f"{path}: {where}: engine 'torch' needs each model's PyTorch module: model "
-                                        f"{m['name']!r} is a file (give it as bench = NAME)")
+        for m in out_models:
+            if engine == "torch" and not m["bench"]:
+                raise CampaignError(f"{path}: {where}: engine 'torch' needs each model's PyTorch module: model "
+                                    f"{m['name']!r} is a file (give it as bench = NAME)")
+            if engine in ("tflite", "tfjs") and engine not in m:
+                raise CampaignError(f"{path}: {where}: engine {engine!r} needs each model's {engine} file: model "
+                                    f"{m['name']!r} has none (give {engine} = FILE)")
         out_runs.append({"engine": engine, "backends": backends, "threads": sorted(set(threads)), "repetitions": reps})
     measure = doc.get("measure", {})
     if not isinstance(measure, dict):

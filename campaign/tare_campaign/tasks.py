@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from .spec import TIMED_ENGINES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -51,7 +53,7 @@ def expand(c):
         for r in c["runs"]:
             for t in r["threads"]:
                 base = {"model": m, "run": r, "threads": t, "engine": engine_name(r), "measure": c["measure"]}
-                if c["measure"]["latency"]:
+                if c["measure"]["latency"] and r["engine"] in TIMED_ENGINES:
                     for k in range(r["repetitions"]):
                         tasks.append(dict(base, kind="timing", rep=k, key=f"timing/{m['name']}/{engine_name(r)}/t{t}/r{k}"))
     return tasks
@@ -70,17 +72,36 @@ def _file_digest(path):
     return h.hexdigest()
 
 
+def _engine_files(m, engine):
+    """The files an engine reads for model m: the ONNX file; the .tflite; a TF.js model.json and
+    the weight shards its manifest names."""
+    if engine == "tflite":
+        return [m["tflite"]]
+    if engine != "tfjs":
+        return [m["file"]]
+    files = [m["tfjs"]]
+    try:
+        with open(m["tfjs"]) as fh:
+            manifest = json.load(fh).get("weightsManifest", [])
+        files += [os.path.join(os.path.dirname(m["tfjs"]), p) for group in manifest for p in group.get("paths", [])]
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass  # the engine reports an unreadable model when it runs
+    return [f for f in files if os.path.isfile(f)]
+
+
 def task_hash(task, _cache={}):
     """What a task's result depends on: the model file's bytes, its inputs, the engine settings,
     the thread count and (timing) iters and warmup. A result whose recorded hash differs is stale:
     a rerun runs its task again."""
     m = task["model"]
-    f = m["file"]
-    st = os.stat(f)
-    ck = (f, st.st_size, st.st_mtime_ns)
-    if ck not in _cache:
-        _cache[ck] = _file_digest(f)
-    what = {"model": _cache[ck], "inputs": m["inputs"], "limit": m["limit"], "engine": task["engine"],
+    digests = []
+    for f in _engine_files(m, task["run"]["engine"]):
+        st = os.stat(f)
+        ck = (f, st.st_size, st.st_mtime_ns)
+        if ck not in _cache:
+            _cache[ck] = _file_digest(f)
+        digests.append(_cache[ck])
+    what = {"model": digests, "inputs": m["inputs"], "limit": m["limit"], "engine": task["engine"],
             "backends": task["run"]["backends"], "threads": task["threads"], "kind": task["kind"]}
     if task["kind"] == "timing":
         what.update(iters=task["measure"]["iters"], warmup=task["measure"]["warmup"])
@@ -121,7 +142,8 @@ def prepare_bench(c, out, log=print):
             if len(e["inputs"]) != 1:
                 return f"models '{m['name']}': bench model {m['bench']!r} has {len(e['inputs'])} inputs (the campaign feeds one)"
             m["file"] = e["onnx"]
-            m["inputs"] = {"kind": "batch", "file": e["inputs"][0][1]}
+            if m["inputs"]["kind"] == "bench":
+                m["inputs"] = {"kind": "batch", "file": e["inputs"][0][1]}
     return ""
 
 
@@ -150,7 +172,7 @@ def _why(stderr, code):
     its last line, without a leading 'tare: error:' of its own."""
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
     said = [ln for ln in lines if "rror" in ln] or lines[-1:] or [f"exit {code}"]
-    return re.sub(r"^(tare|ort_bench|ort_run|torch_bench): (error: )?", "", said[0])
+    return re.sub(r"^(tare|ort_bench|ort_run|torch_bench|tflite_run|tfjs_run): (error: )?", "", said[0])
 
 
 def check_data(c):
@@ -207,6 +229,9 @@ def _outputs(task, out_dir):
         module = _bench_models().torch_module(m["bench"])
         with torch.no_grad():
             outs = [module(torch.from_numpy(np.ascontiguousarray(b))).numpy().astype(np.float32) for b in _batches(x, len(x))]
+    elif r["engine"] in ("tflite", "tfjs"):
+        chunk = len(x) if r["engine"] == "tflite" else 1000  # TF.js: bounded memory per process
+        outs = [_js_outputs(r["engine"], m[r["engine"]], x[i:i + chunk]) for i in range(0, len(x), chunk)]
     else:
         import onnx
         g = onnx.load(m["file"]).graph
@@ -232,6 +257,48 @@ def _outputs(task, out_dir):
     return res
 
 
+def _js_input_shape(engine, model_file):
+    """The first input's shape a .tflite (tflite_run.js --inspect) or a TF.js layers model.json
+    (its first layer's batch_input_shape) declares, or None (then items go as they are)."""
+    try:
+        if engine == "tflite":
+            p = subprocess.run(["node", os.path.join(ROOT, "bench", "peers", "tflite_run.js"), model_file, "--inspect"],
+                               capture_output=True, text=True)
+            return json.loads(p.stdout)["inputs"][0]["shape"] if p.returncode == 0 else None
+        with open(model_file) as fh:
+            layers = json.load(fh)["modelTopology"]["config"]["layers"]
+        cfg = layers[0]["config"]
+        return cfg.get("batch_input_shape") or cfg.get("batchInputShape")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def _js_outputs(engine, model_file, x):
+    """The first output of LiteRT.js (bench/peers/tflite_run.js --batches: the .tflite's fixed batch
+    in turn) or TF.js (bench/peers/tfjs_run.js, one call) on items x, float32 [N, ...]. Items in NCHW
+    whose transpose is the model's NHWC input are transposed."""
+    want = _js_input_shape(engine, model_file)
+    if want and x.ndim == 4 and len(want) == 4 and list(x.shape[1:]) != list(want[1:]) \
+            and [x.shape[2], x.shape[3], x.shape[1]] == list(want[1:]):
+        x = x.transpose(0, 2, 3, 1)
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    peers = os.path.join(ROOT, "bench", "peers")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "items.npy"), os.path.join(tmp, "out")
+        np.save(src, x)
+        if engine == "tflite":
+            cmd = ["node", os.path.join(peers, "tflite_run.js"), model_file, src, "--out", out, "--batches"]
+        else:
+            cmd = ["node", os.path.join(peers, "tfjs_run.js"), model_file, "--out", out, src]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{os.path.basename(cmd[1])}: " + _why(p.stderr, p.returncode))
+        first = [f for f in os.listdir(out) if f.startswith("0_") or f == "output_0.npy"]
+        if len(first) != 1:
+            raise RuntimeError(f"{os.path.basename(cmd[1])} wrote no single first output in {sorted(os.listdir(out))}")
+        return np.load(os.path.join(out, first[0])).astype(np.float32)
+
+
 def _hwm(pid):
     """The process's peak resident set (VmHWM, bytes) since its exec, or 0."""
     try:
@@ -244,14 +311,34 @@ def _hwm(pid):
     return 0
 
 
-def _timed_child(cmd):
-    """Runs cmd; returns (returncode, stdout, stderr, wall s, CPU s, peak RSS bytes). CPU time from
-    os.wait4's resource usage. Peak RSS: /proc/PID/status VmHWM, polled every 10 ms (a high-water
-    mark, so its last value holds the peak up to then): ru_maxrss would count the forked copy of
-    this (larger) process before the exec."""
+def _child_env():
+    """The environment for a timed child: this process's, less what a Dask nanny put there for its
+    worker (distributed.nanny.pre-spawn-environ: MALLOC_TRIM_THRESHOLD_=65536 and OMP, MKL and
+    OPENBLAS_NUM_THREADS=1), when this is a Dask worker and a variable still has the nanny's
+    value. With MALLOC_TRIM_THRESHOLD_ inherited, PyTorch's ResNet-18 took 289 ms a run instead
+    of 33 (its allocations handed back to the system and faulted in again on every call)."""
+    env = dict(os.environ)
+    try:
+        from distributed import get_worker
+        get_worker()
+        import dask
+        injected = dask.config.get("distributed.nanny.pre-spawn-environ", {}) or {}
+    except (ImportError, ValueError):  # not in a Dask worker
+        return env
+    for k, v in injected.items():
+        if env.get(k) == str(v):
+            del env[k]
+    return env
+
+
+def _timed_child(cmd, env=None):
+    """Runs cmd (in environment env, else this process's); returns (returncode, stdout, stderr, wall
+    s, CPU s, peak RSS bytes). CPU time from os.wait4's resource usage. Peak RSS: /proc/PID/status
+    VmHWM, polled every 10 ms (a high-water mark, so its last value holds the peak up to then):
+    ru_maxrss would count the forked copy of this (larger) process before the exec."""
     with tempfile.TemporaryFile("w+") as so, tempfile.TemporaryFile("w+") as se:
         t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=so, stderr=se, text=True)
+        p = subprocess.Popen(cmd, stdout=so, stderr=se, text=True, env=env)
         peak = 0
         while True:
             pid, status, ru = os.wait4(p.pid, os.WNOHANG)
@@ -299,7 +386,7 @@ def timing(task, tare_exe):
             cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "torch_bench.py"), m["bench"], "--input", inp] + common[:6]
         else:
             cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
-        code, out, err, wall, cpu, rss = _timed_child(cmd)
+        code, out, err, wall, cpu, rss = _timed_child(cmd, env=_child_env())
         if code != 0:
             raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + _why(err, code))
         if r["engine"] == "tare":
