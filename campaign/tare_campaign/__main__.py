@@ -1,7 +1,7 @@
 """tare campaign (issue 25): the seed studies' experiments as one declarative run, on Dask.
 
     tare campaign run FILE --out DIR [--serial] [--scheduler ADDRESS] [--workers N]
-    tare campaign report DIR
+    tare campaign report DIR [--no-compare]
 
 `run` checks FILE whole (spec.py: one error line, nothing run), expands it into tasks with stable
 keys (tasks.py) and runs those without a result under DIR/results (runner.py): on a Dask
@@ -9,7 +9,9 @@ LocalCluster of N worker processes (default 2) on this machine, on an existing D
 --scheduler, or one after the other with --serial. `report` merges DIR/results into
 DIR/report.json and DIR/report.html (report_html.py) and prints a table: per model, engine and
 thread count the accuracy, the top-1 flips against the first engine's outputs, the median latency
-over the repetitions, the CPU utilization and the peak RSS.
+over the repetitions, the CPU utilization and the peak RSS; and, for each model with two engines
+or more, runs `tare compare` on their outputs (compare.py: accuracy and flips attributed on a
+data set, linked from the page) unless --no-compare.
 Exit status: 0; 1 when a task failed or the file is refused; 2 for bad arguments.
 """
 
@@ -19,7 +21,7 @@ import os
 import statistics
 import sys
 
-from . import report_html, runner, spec
+from . import compare, report_html, runner, spec
 from . import tasks as T
 
 
@@ -85,8 +87,9 @@ def cmd_run(a):
     return 1 if failures else 0
 
 
-def report(out):
-    """The merged results of DIR: {"campaign", "rows": [...]} (also written to DIR/report.json)."""
+def report(out, tare_exe=None, log=print):
+    """The merged results of DIR: {"campaign", "rows": [...], "flips", "compare"} (also written to
+    DIR/report.json); with tare_exe, each model's engines through `tare compare` (compare.py)."""
     with open(os.path.join(out, "campaign.json")) as f:
         c = json.load(f)
     results = {}
@@ -123,7 +126,8 @@ def report(out):
         outs = {k.split("/", 2)[2]: results[k]["top1"] for k in order}
         names = list(outs)
         flips[m["name"]] = {"runs": names, "matrix": [[sum(1 for p, q in zip(outs[a], outs[b]) if p != q) for b in names] for a in names]}
-    rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(T.expand(c)), "rows": rows, "flips": flips}
+    rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(T.expand(c)), "rows": rows, "flips": flips,
+           "compare": compare.run(c, results, out, tare_exe, log) if tare_exe else {}}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1)
     with open(os.path.join(out, "report.html"), "w") as f:
@@ -136,7 +140,7 @@ def cmd_report(a):
         print(f"tare campaign: error: {a.dir} holds no campaign (no campaign.json)", file=sys.stderr)
         return 1
     try:
-        rep = report(a.dir)
+        rep = report(a.dir, None if a.no_compare else _tare_exe(), log=lambda m: print(m, file=sys.stderr, flush=True))
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"tare campaign: error: {a.dir}: its campaign.json or a result cannot be read ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
@@ -147,6 +151,10 @@ def cmd_report(a):
     for r in rep["rows"]:
         print(f"| {r['model']} | {r['engine']} | {r['threads']} | {fmt(r.get('accuracy'), 4)} | {r.get('flips', '-')} | "
               f"{fmt(r.get('median_ms'), 3)} | {fmt(r.get('cpu_utilization'), 2)} | {fmt(r.get('peak_rss_mb'), 1)} |")
+    for model, cmp in rep["compare"].items():
+        print(f"\n{model}: tare compare (exit {cmp['exit']}), {cmp['html'] or cmp['text']}")
+        for line in cmp["summary"]:
+            print("  " + line)
     return 0
 
 
@@ -162,6 +170,7 @@ def main(argv=None):
     how.add_argument("--workers", type=int, help="LocalCluster worker processes, 1 to 256 (default 2)")
     p = sub.add_parser("report", help="merge DIR's results into DIR/report.json and print the table")
     p.add_argument("dir")
+    p.add_argument("--no-compare", action="store_true", help="no per-model `tare compare` of the engines' outputs")
     a = ap.parse_args(argv)
     if a.cmd == "run":
         if a.workers is not None and not 1 <= a.workers <= 256:

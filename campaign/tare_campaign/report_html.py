@@ -1,7 +1,8 @@
 """The campaign report as one self-contained HTML page (issue 25): per model a table of every run
 (accuracy, flips against the first run, median latency, CPU utilization, peak RSS), a bar chart
-of the median latency per engine and thread count (inline SVG), and the top-1 flip matrix between
-every pair of runs. No scripts, no external files.
+of the median latency per engine and thread count (inline SVG), the top-1 flip matrix between
+every pair of runs, and a link to the model's `tare compare` report (compare.py) with its
+accuracy and attributed flips. No scripts; the compare reports are the only other files.
 
     page(report) -> str      report: the dict that `tare campaign report` writes as report.json
 """
@@ -59,6 +60,13 @@ def page(rep):
                      f"<td>{r.get('repetitions', '&ndash;')}</td></tr>")
         h.append("</table>")
         h.append(_bars(rows))
+        cmp = rep.get("compare", {}).get(model)
+        if cmp:
+            link = f'<a href="{escape(cmp["html"])}">tare compare report</a>' if cmp.get("html") else escape(cmp["text"])
+            h.append(f"<h3>The engines through tare compare</h3><p>{link} (its text: <a href=\"{escape(cmp['text'])}\">"
+                     f"{escape(cmp['text'])}</a>; exit status {cmp['exit']})</p>")
+            if cmp.get("summary"):
+                h.append("<pre>" + escape("\n".join(cmp["summary"])) + "</pre>")
         fm = rep.get("flips", {}).get(model)
         if fm and fm["runs"]:
             h.append("<h3>Top-1 flips between runs</h3><table><tr><th></th>"

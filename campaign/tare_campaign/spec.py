@@ -36,6 +36,9 @@
     latency = true                         # timing tasks: latency percentiles, CPU time, peak RSS
     iters = 20                             # timed runs per timing task
     warmup = 3                             # untimed runs before them
+    pin = "1:1/2:0-1"                      # optional: THREADS:CPUS pairs joined by '/' (as
+                                           # bench/run_peers.sh --pin): a timed process with that
+                                           # many threads runs under `taskset -c CPUS`
 
 A bench model may also take inputs (a data set for its PyTorch module and export). Items are
 float32, stacked on axis 0, in the layout of the model file's first input; a TFLite or TF.js file
@@ -62,7 +65,8 @@ BENCH_MODELS = ("lenet5", "lenet5_bn", "resnet20", "vgg16", "resnet18", "mobilen
 _TOP = {"name", "models", "runs", "measure"}
 _MODEL = {"name", "file", "inputs", "limit", "bench", "tflite", "tfjs"}
 _RUN = {"engine", "backends", "threads", "repetitions"}
-_MEASURE = {"outputs", "latency", "iters", "warmup"}
+_MEASURE = {"outputs", "latency", "iters", "warmup", "pin"}
+_PIN = re.compile(r"^[0-9]+:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -205,6 +209,11 @@ def load(path, available_backends):
             "latency": _get(measure, "latency", bool, "[measure]", path, True, False),
             "iters": _get(measure, "iters", int, "[measure]", path, 20, False),
             "warmup": _get(measure, "warmup", int, "[measure]", path, 3, False)}
+    pin = _get(measure, "pin", str, "[measure]", path, "", False)
+    pairs = [p for p in pin.split("/") if p]
+    if any(not _PIN.match(p) for p in pairs):
+        raise CampaignError(f"{path}: [measure].pin must be THREADS:CPUS pairs joined by '/', e.g. '1:1/2:0-1', not {pin!r}")
+    meas["pin"] = {str(int(p.split(":")[0])): p.split(":", 1)[1] for p in pairs}  # str keys: as JSON keeps them
     if meas["iters"] < 1 or meas["warmup"] < 0:
         raise CampaignError(f"{path}: [measure] iters must be >= 1 and warmup >= 0")
     if not meas["outputs"] and not meas["latency"]:

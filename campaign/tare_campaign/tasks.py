@@ -105,6 +105,9 @@ def task_hash(task, _cache={}):
             "backends": task["run"]["backends"], "threads": task["threads"], "kind": task["kind"]}
     if task["kind"] == "timing":
         what.update(iters=task["measure"]["iters"], warmup=task["measure"]["warmup"])
+        pin = task["measure"].get("pin", {}).get(str(task["threads"]))
+        if pin:
+            what["pin"] = pin
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -386,9 +389,11 @@ def timing(task, tare_exe):
             cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "torch_bench.py"), m["bench"], "--input", inp] + common[:6]
         else:
             cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
-        code, out, err, wall, cpu, rss = _timed_child(cmd, env=_child_env())
+        pin = meas.get("pin", {}).get(str(task["threads"]))
+        code, out, err, wall, cpu, rss = _timed_child((["taskset", "-c", pin] if pin else []) + cmd, env=_child_env())
         if code != 0:
             raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + _why(err, code))
+    # (taskset itself failing, e.g. CPUs this machine lacks, says so on stderr: reported the same way)
         if r["engine"] == "tare":
             with open(js) as f:
                 b = json.load(f)
@@ -397,5 +402,5 @@ def timing(task, tare_exe):
     keep = ("median_ms", "p90_ms", "p99_ms", "min_ms", "mean_ms", "load_ms", "first_run_ms")
     res = {k: b[k] for k in keep if k in b}
     res.update({"process_wall_s": wall, "process_cpu_s": cpu, "cpu_utilization": cpu / wall if wall > 0 else None,
-                "peak_rss_bytes": rss})
+                "peak_rss_bytes": rss, "pinned_to": pin or None})
     return res

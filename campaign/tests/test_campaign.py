@@ -72,6 +72,9 @@ def cli(*args):
     (campaign_text(RUNS).replace('engine = "tare"\nbackends = "ref"', 'engine = "mxnet"'), "engine 'mxnet' is not one of"),
     (campaign_text(RUNS).replace("npy:", "csv:"), "inputs must be 'npy:DIR'"),
     ("name = [", "not valid TOML"),
+    (campaign_text(RUNS).replace("warmup = 1", 'warmup = 1\npin = "1:one"'), "[measure].pin must be THREADS:CPUS pairs"),
+    (campaign_text(RUNS).replace('engine = "tare"\nbackends = "ref"', 'engine = "tflite"'), "engine 'tflite' needs each model's tflite file"),
+    (campaign_text(RUNS).replace("[[runs]]", 'tfjs = "none.json"\n[[runs]]', 1), "models[0].tfjs: no such .json file"),
 ])
 def test_bad_file_one_error_before_any_task(tmp_path, bad, message):
     f = write(tmp_path, bad)
@@ -299,7 +302,7 @@ def test_timed_children_leave_out_the_dask_nannys_environment():
     assert "PATH" in env
 
 
-def test_frameworks_on_a_data_set_lenet5_bn(tmp_path):
+def test_frameworks_on_a_data_set_lenet5_bn(tmp_path):  # and the report's tare compare of them
     # The study's LeNet-5-BN in PyTorch (its module with the export's weights), ONNX Runtime, TF.js
     # (the committed layers model) and LiteRT.js (the committed TFLite twin, batch 2: run 32 times)
     # on the 64 committed test images: each against the logits the frameworks gave in the study
@@ -340,3 +343,14 @@ latency = true
         assert np.abs(got - want).max() <= 1e-4, engine
         assert r["top1"] == want.argmax(axis=1).tolist()
         assert r["accuracy"] == pytest.approx(float((want.argmax(axis=1) == labels).mean()))
+    # The report: tare compare on the four frameworks' logits over the same 64 items (its own
+    # accuracy lines, one per run, agree with the labels), linked from the page.
+    p = cli("report", str(out))
+    assert p.returncode == 0, p.stderr
+    rep = json.loads((out / "report.json").read_text())
+    cmp = rep["compare"]["lenet5_bn"]
+    assert cmp["exit"] == 0 and (out / cmp["html"]).is_file() and (out / cmp["json"]).is_file()
+    acc = float((ref["pytorch"].argmax(axis=1) == labels).mean())
+    for engine in ("torch", "ort", "tfjs", "tflite"):
+        assert any(line.startswith("accuracy") and engine in line and f"{acc:.4f}" in line for line in cmp["summary"]), (engine, cmp["summary"])
+    assert cmp["html"] in (out / "report.html").read_text()
