@@ -6,7 +6,8 @@ For each model with outputs from two engines or more, `tare campaign report` run
                  --json DIR/compare/<model>.json --html DIR/compare/<model>.html
 
 on the model's ONNX file, one --expect per engine (its outputs at its lowest thread count, copied
-to DIR/compare/<model>/<engine>/<output name>.npy as tare compare reads them). On a data set
+to DIR/compare/<model>/<engine>/<output name>.npy as tare compare reads them), then the model's
+variants (other versions of the file, run by tare compare on ref64 and ref). On a data set
 tare compare gives each run's accuracy and every top-1 flip between two runs with its attribution
 (a model difference at a named node, or a framework computing difference and which side is
 further from ref64: docs/COMPARE.md); on a model's own input, its verdicts per pair. Its text goes
@@ -54,6 +55,7 @@ def run(c, results, out, tare_exe, log=print):
             os.makedirs(d, exist_ok=True)
             shutil.copyfile(os.path.join(out, res["outputs_file"]), os.path.join(d, out_file))
             cmd += ["--expect", f"{eng}={d}"]
+        cmd += [x for v in m.get("variants", []) for x in ("--model", v)]
         src = m["inputs"]
         if src["kind"] in ("npy", "fashion-mnist"):
             cmd += ["--dataset", f"{src['kind']}:{src['dir']}"] + (["--limit", str(m["limit"])] if m["limit"] else [])

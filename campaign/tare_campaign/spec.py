@@ -14,6 +14,10 @@
     # the same network exported by other frameworks, for engines "tflite" and "tfjs" (optional):
     tflite = "../../tests/models/lenet5_bn/tflite_twin/model.tflite"   # a .tflite file
     tfjs = "../../tests/models/lenet5_bn/tfjs/model.json"              # a TF.js model.json
+    # optional: other versions of the model (altered exports, another producer's graph): no task
+    # runs them; the report's tare compare runs them beside the file on ref64 and ref, so that
+    # flips between the model and a variant are attributed to the node where they differ
+    variants = ["../../tests/models/lenet5_bn/variants/altered_pool.onnx"]
         # npy:DIR           DIR/items.npy: N items stacked on axis 0 (the model's first input),
         #                   DIR/labels.npy (optional): N int class labels
         # fashion-mnist:DIR the t10k images of DIR/t10k-images-idx3-ubyte.gz (pixels / 255,
@@ -63,7 +67,7 @@ BENCH_MODELS = ("lenet5", "lenet5_bn", "resnet20", "vgg16", "resnet18", "mobilen
                 "efficientnet_b0", "convnext_tiny", "vit_b_16")
 
 _TOP = {"name", "models", "runs", "measure"}
-_MODEL = {"name", "file", "inputs", "limit", "bench", "tflite", "tfjs"}
+_MODEL = {"name", "file", "inputs", "limit", "bench", "tflite", "tfjs", "variants"}
 _RUN = {"engine", "backends", "threads", "repetitions"}
 _MEASURE = {"outputs", "latency", "iters", "warmup", "pin"}
 _PIN = re.compile(r"^[0-9]+:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
@@ -149,6 +153,13 @@ def load(path, available_backends):
                 if not f.endswith(suffix) or not os.path.isfile(f):
                     raise CampaignError(f"{path}: {where}.{k}: no such {suffix} file {f}")
                 others[k] = f
+        variants = _get(m, "variants", list, where, path, default=[], required=False)
+        others["variants"] = []
+        for j, v in enumerate(variants):
+            f = os.path.normpath(os.path.join(base, v)) if isinstance(v, str) else None
+            if not f or not os.path.isfile(f):
+                raise CampaignError(f"{path}: {where}.variants[{j}]: no such file {v!r}")
+            others["variants"].append(f)
         bench = _get(m, "bench", str, where, path, required=False)
         if bench is not None:
             if "file" in m:
