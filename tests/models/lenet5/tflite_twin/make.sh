@@ -8,12 +8,4 @@
 #        `npm install --ignore-scripts`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../.." && pwd)
-build=${1:?usage: make.sh BUILD_DIR}
-"$build/tare_make_tflite_twin" "$here/../model.onnx" "$here/model.tflite"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-(cd "$root/bench/peers" && node tflite_run.js "$here/model.tflite" "$here/../input.npy" --out "$tmp" > /dev/null)
-mkdir -p "$here/expected"
-cp "$tmp/0_Identity.npy" "$here/expected/Identity.npy"
-echo "wrote $here/model.tflite and expected/Identity.npy"
+exec bash "$here/../../../../tools/make_tflite_twin.sh" "$here/.." "${1:?usage: make.sh BUILD_DIR}"
