@@ -4,12 +4,14 @@ A task is a dict with a key that names it for good (the same campaign file gives
 so a rerun finds what is done):
     outputs/<model>/<engine>/t<threads>            the model's outputs on every item (one run)
     timing/<model>/<engine>/t<threads>/r<k>        repetition k of the timing (a fresh process)
-where <engine> is "tare-<backends>", "ort" or "torch". run_task(task) returns the result as a
-JSON-able dict; it never writes the campaign's results (the caller does, once per key).
+where <engine> is "tare-<backends>", "ort", "torch", "tflite" or "tfjs" (the last two: outputs
+only). run_task(task) returns the result as a JSON-able dict; it never writes the campaign's
+results (the caller does, once per key).
 
 Outputs: tare runs in process (the tare module, python/) on the items in batches of the model's
 first input's leading dim; ONNX Runtime through bench/study/ort.js --run on each batch; PyTorch in
-process on the model's module (bench/peers/models.py torch_module, torch.set_num_threads). Result:
+process on the model's module (bench/peers/models.py torch_module, torch.set_num_threads);
+LiteRT.js and TF.js on the model's tflite / tfjs file (_js_outputs). Result:
 top-1 per item, accuracy when there are labels, the outputs' file (.npy, float32 [N, classes]).
 Timing: `tare bench --json`, bench/peers/ort_bench.js or bench/peers/torch_bench.py as a child
 process; result: its latency figures (ms), its CPU time (s, os.wait4), CPU utilization (CPU time
@@ -90,9 +92,9 @@ def _engine_files(m, engine):
 
 
 def task_hash(task, _cache={}):
-    """What a task's result depends on: the model file's bytes, its inputs, the engine settings,
-    the thread count and (timing) iters and warmup. A result whose recorded hash differs is stale:
-    a rerun runs its task again."""
+    """What a task's result depends on: the bytes of the files its engine reads (_engine_files),
+    the inputs, the engine settings, the thread count and (timing) iters, warmup and pin. A result
+    whose recorded hash differs is stale: a rerun runs its task again."""
     m = task["model"]
     digests = []
     for f in _engine_files(m, task["run"]["engine"]):

@@ -414,9 +414,10 @@ void Binary(const std::string& backend) {
       {{2, 40001}, {{2, 40001}, {40001}, {1}, {2, 1}}},
       {{2, 300, 64}, {{2, 1, 64}, {64}, {2, 300, 1}, {300, 1}}},
   };
-  for (const auto& [ls, bshapes] : cases)
-    for (const Shape& o : bshapes)
+  for (const auto& cs : cases)
+    for (const Shape& o : cs.second)
       for (const char* op : {"Add", "Mul"}) {
+        const Shape& ls = cs.first;  // a reference, not a structured binding: lambdas capture it in C++17
         CAPTURE(ShapeStr(ls));
         CAPTURE(ShapeStr(o));
         CAPTURE(op);
