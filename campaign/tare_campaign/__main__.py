@@ -12,7 +12,8 @@ thread count the accuracy, the top-1 flips against the first engine's outputs, t
 over the repetitions, the CPU utilization and the peak RSS; and, for each model with two engines
 or more, runs `tare compare` on their outputs (compare.py: accuracy and flips attributed on a
 data set, linked from the page) unless --no-compare.
-Exit status: 0; 1 when a task failed or the file is refused; 2 for bad arguments.
+Exit status: 0; 1 when a task failed, the file is refused, or (report) a tare compare failed; 2
+for bad arguments.
 """
 
 import argparse
@@ -48,6 +49,14 @@ def cmd_run(a):
     if why:
         print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
         return 1
+    missing = [] if a.scheduler else spec.pin_cpus_missing(c, os.sched_getaffinity(0))
+    if missing:
+        print(f"tare campaign: error: {a.file}: [measure].pin names CPUs {missing} that this process may not run on "
+              f"(it may run on {sorted(os.sched_getaffinity(0))})", file=sys.stderr)
+        return 1
+    if not a.out:
+        print("tare campaign: error: --out is empty", file=sys.stderr)
+        return 1
     out = os.path.abspath(a.out)
     if os.path.exists(out) and not os.path.isdir(out):
         print(f"tare campaign: error: --out {a.out} exists and is not a folder", file=sys.stderr)
@@ -68,12 +77,21 @@ def cmd_run(a):
         return 1
     try:
         os.makedirs(out, exist_ok=True)
+        if not os.path.isfile(earlier):
+            # Marks the folder as this campaign's before anything else is written into it (the
+            # benchmark models' export), so that a run stopped early can be run again there.
+            with open(earlier, "w") as f:
+                json.dump(c, f, indent=1)
         why = T.prepare_bench(c, out, log=lambda m: print(m, flush=True)) or T.check_data(c)
         if why:
             print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
             return 1
         ran, skipped, failures = runner.run(c, out, _tare_exe(), serial=a.serial, scheduler=a.scheduler,
                                             workers=a.workers, log=lambda m: print(m, flush=True))
+    except BrokenPipeError:
+        # stdout closed (e.g. `| head`): the results so far are kept.
+        sys.stderr.write("tare campaign: error: the output pipe closed; the results so far are kept: run again to resume\n")
+        return 1
     except OSError as e:
         print(f"tare campaign: error: --out {a.out}: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -93,12 +111,21 @@ def report(out, tare_exe=None, log=print):
     with open(os.path.join(out, "campaign.json")) as f:
         c = json.load(f)
     results = {}
+    grid = {t["key"] for t in T.expand(c)}
     d = os.path.join(out, "results")
+    stale = 0
     for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
         if name.endswith(".json"):
-            with open(os.path.join(d, name)) as f:
-                r = json.load(f)
-            results[r["key"]] = r
+            try:
+                with open(os.path.join(d, name)) as f:
+                    r = json.load(f)
+                key = r["key"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"results/{name} cannot be read ({type(e).__name__}: {e})") from None
+            if key in grid:
+                results[key] = r
+            else:
+                stale += 1  # a result of an earlier version of the file, not in its grid now
     rows = []
     for m in c["models"]:
         ref_top1 = None
@@ -126,7 +153,8 @@ def report(out, tare_exe=None, log=print):
         outs = {k.split("/", 2)[2]: results[k]["top1"] for k in order}
         names = list(outs)
         flips[m["name"]] = {"runs": names, "matrix": [[sum(1 for p, q in zip(outs[a], outs[b]) if p != q) for b in names] for a in names]}
-    rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(T.expand(c)), "rows": rows, "flips": flips,
+    rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(grid), "results_not_in_grid": stale,
+           "rows": rows, "flips": flips,
            "compare": compare.run(c, results, out, tare_exe, log) if tare_exe else {}}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1)
@@ -142,20 +170,25 @@ def cmd_report(a):
     try:
         rep = report(a.dir, None if a.no_compare else _tare_exe(), log=lambda m: print(m, file=sys.stderr, flush=True))
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"tare campaign: error: {a.dir}: its campaign.json or a result cannot be read ({type(e).__name__}: {e})", file=sys.stderr)
+        print(f"tare campaign: error: {a.dir}: {e if isinstance(e, ValueError) and str(e).startswith('results/') else f'its campaign.json or a result cannot be read ({type(e).__name__}: {e})'}", file=sys.stderr)
         return 1
     fmt = lambda v, p: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    print(f"campaign {rep['campaign']}: {rep['tasks_done']} of {rep['tasks_total']} task results")
+    print(f"campaign {rep['campaign']}: {rep['tasks_done']} of {rep['tasks_total']} task results"
+          + (f" ({rep['results_not_in_grid']} results of tasks no longer in the file left out)" if rep["results_not_in_grid"] else ""))
     print("| model | engine | threads | accuracy | flips vs first | median ms | CPU util | peak RSS MB |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rep["rows"]:
         print(f"| {r['model']} | {r['engine']} | {r['threads']} | {fmt(r.get('accuracy'), 4)} | {r.get('flips', '-')} | "
               f"{fmt(r.get('median_ms'), 3)} | {fmt(r.get('cpu_utilization'), 2)} | {fmt(r.get('peak_rss_mb'), 1)} |")
+    failed = 0
     for model, cmp in rep["compare"].items():
         print(f"\n{model}: tare compare (exit {cmp['exit']}), {cmp['html'] or cmp['text']}")
         for line in cmp["summary"]:
             print("  " + line)
-    return 0
+        if cmp["exit"] != 0:
+            failed += 1
+            print(f"tare campaign: error: tare compare on {model} failed: {cmp.get('error') or 'see ' + cmp['text']}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def main(argv=None):

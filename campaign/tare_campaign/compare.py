@@ -68,7 +68,9 @@ def run(c, results, out, tare_exe, log=print):
         with open(paths["txt"], "w") as f:
             f.write(p.stdout + p.stderr)
         summary = [ln for ln in p.stdout.splitlines() if re.match(r"^(accuracy|flips|\S+ vs \S+:)", ln)]
+        errors = [ln.strip() for ln in p.stderr.splitlines() if "error" in ln]
         done[m["name"]] = {"text": os.path.relpath(paths["txt"], out), "exit": p.returncode, "summary": summary,
+                           "error": errors[0] if p.returncode and errors else None,
                            "json": os.path.relpath(paths["json"], out) if os.path.isfile(paths["json"]) else None,
                            "html": os.path.relpath(paths["html"], out) if os.path.isfile(paths["html"]) else None}
     return done

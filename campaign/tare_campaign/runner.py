@@ -40,6 +40,9 @@ def done_keys(out):
         try:
             with open(os.path.join(d, f)) as fh:
                 r = json.load(fh)
+            # An outputs result whose .npy is gone is not done (the report needs the file).
+            if r.get("outputs_file") and not os.path.isfile(os.path.join(out, r["outputs_file"])):
+                continue
             done[r["key"]] = r.get("task_hash")
         except (OSError, ValueError, KeyError, TypeError):
             continue

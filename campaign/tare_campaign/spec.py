@@ -71,7 +71,7 @@ _MODEL = {"name", "file", "inputs", "limit", "bench", "tflite", "tfjs", "variant
 _RUN = {"engine", "backends", "threads", "repetitions"}
 _MEASURE = {"outputs", "latency", "iters", "warmup", "pin"}
 _PIN = re.compile(r"^[0-9]+:[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
-_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_NAME = re.compile(r"^(?!\.+$)[A-Za-z0-9_.-]+$")  # not "." or "..": names become folder names
 
 
 class CampaignError(Exception):
@@ -93,7 +93,8 @@ def _get(table, key, kind, where, path, default=None, required=True):
     if kind is int and (isinstance(v, bool) or not isinstance(v, int)):
         raise CampaignError(f"{path}: {where}.{key} must be an integer, not {v!r}")
     if kind is not int and not isinstance(v, kind):
-        raise CampaignError(f"{path}: {where}.{key} must be a {kind.__name__}, not {v!r}")
+        what = {str: "a string", list: "a list", bool: "true or false", dict: "a table"}.get(kind, kind.__name__)
+        raise CampaignError(f"{path}: {where}.{key} must be {what}, not {v!r}")
     return v
 
 
@@ -110,6 +111,34 @@ def _inputs(spec, base, where, path):
             raise CampaignError(f"{path}: {where}.inputs: no t10k-images-idx3-ubyte.gz in {d} (Debian: apt-get install dataset-fashion-mnist)")
         return {"kind": "fashion-mnist", "dir": d}
     raise CampaignError(f"{path}: {where}.inputs must be 'npy:DIR' or 'fashion-mnist:[DIR]', not {spec!r}")
+
+
+def _pin(pin, path):
+    """[measure].pin as {threads (str, as JSON keeps keys): CPU list}: THREADS:CPUS pairs joined by
+    '/', each thread count once and >= 1, CPU ranges a-b with a <= b."""
+    bad = f"{path}: [measure].pin must be THREADS:CPUS pairs joined by '/', e.g. '1:1/2:0-1', not {pin!r}"
+    out = {}
+    for p in (x for x in pin.split("/") if x):
+        if not _PIN.match(p):
+            raise CampaignError(bad)
+        t, cpus = p.split(":", 1)
+        if int(t) < 1 or any(int(a) > int(b) for a, _, b in (r.partition("-") for r in cpus.split(",")) if b):
+            raise CampaignError(bad)
+        if str(int(t)) in out:
+            raise CampaignError(f"{path}: [measure].pin names {int(t)} threads twice")
+        out[str(int(t))] = cpus
+    return out
+
+
+def pin_cpus_missing(c, cpus_here):
+    """The CPUs [measure].pin names that are not in cpus_here (this process's affinity set), as a
+    sorted list; a run on this machine checks it before any task."""
+    named = set()
+    for cpus in c["measure"]["pin"].values():
+        for r in cpus.split(","):
+            a, _, b = r.partition("-")
+            named.update(range(int(a), int(b or a) + 1))
+    return sorted(named - set(cpus_here))
 
 
 def load(path, available_backends):
@@ -150,15 +179,21 @@ def load(path, available_backends):
             v = _get(m, k, str, where, path, required=False)
             if v is not None:
                 f = os.path.normpath(os.path.join(base, v))
-                if not f.endswith(suffix) or not os.path.isfile(f):
-                    raise CampaignError(f"{path}: {where}.{k}: no such {suffix} file {f}")
+                if not f.endswith(suffix):
+                    raise CampaignError(f"{path}: {where}.{k} must name a {suffix} file, not {f}")
+                if not os.path.isfile(f):
+                    raise CampaignError(f"{path}: {where}.{k}: no such file {f}")
                 others[k] = f
         variants = _get(m, "variants", list, where, path, default=[], required=False)
         others["variants"] = []
         for j, v in enumerate(variants):
-            f = os.path.normpath(os.path.join(base, v)) if isinstance(v, str) else None
-            if not f or not os.path.isfile(f):
-                raise CampaignError(f"{path}: {where}.variants[{j}]: no such file {v!r}")
+            if not isinstance(v, str):
+                raise CampaignError(f"{path}: {where}.variants[{j}] must be a string (a model file), not {v!r}")
+            f = os.path.normpath(os.path.join(base, v))
+            if not f.endswith((".onnx", ".tflite", ".json", ".tare")):
+                raise CampaignError(f"{path}: {where}.variants[{j}] must be a model file (.onnx, .tflite, TF.js .json or .tare), not {f}")
+            if not os.path.isfile(f):
+                raise CampaignError(f"{path}: {where}.variants[{j}]: no such file {f}")
             others["variants"].append(f)
         bench = _get(m, "bench", str, where, path, required=False)
         if bench is not None:
@@ -220,11 +255,7 @@ def load(path, available_backends):
             "latency": _get(measure, "latency", bool, "[measure]", path, True, False),
             "iters": _get(measure, "iters", int, "[measure]", path, 20, False),
             "warmup": _get(measure, "warmup", int, "[measure]", path, 3, False)}
-    pin = _get(measure, "pin", str, "[measure]", path, "", False)
-    pairs = [p for p in pin.split("/") if p]
-    if any(not _PIN.match(p) for p in pairs):
-        raise CampaignError(f"{path}: [measure].pin must be THREADS:CPUS pairs joined by '/', e.g. '1:1/2:0-1', not {pin!r}")
-    meas["pin"] = {str(int(p.split(":")[0])): p.split(":", 1)[1] for p in pairs}  # str keys: as JSON keeps them
+    meas["pin"] = _pin(_get(measure, "pin", str, "[measure]", path, "", False), path)
     if meas["iters"] < 1 or meas["warmup"] < 0:
         raise CampaignError(f"{path}: [measure] iters must be >= 1 and warmup >= 0")
     if not meas["outputs"] and not meas["latency"]:

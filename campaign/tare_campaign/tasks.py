@@ -177,7 +177,7 @@ def _why(stderr, code):
     its last line, without a leading 'tare: error:' of its own."""
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
     said = [ln for ln in lines if "rror" in ln] or lines[-1:] or [f"exit {code}"]
-    return re.sub(r"^(tare|ort_bench|ort_run|torch_bench|tflite_run|tfjs_run): (error: )?", "", said[0])
+    return re.sub(r"^(tare|ort_bench|ort_run|torch_bench|tflite_run|tfjs_run)(\.js|\.py)?: (error: )?", "", said[0])
 
 
 def check_data(c):
@@ -204,6 +204,17 @@ def check_data(c):
         batch = _model_batch(g)
         if batch and len(x) % batch:
             return f"models '{m['name']}': {len(x)} items do not split into batches of the model's {batch}"
+        for engine in sorted({r["engine"] for r in c["runs"]} & {"tflite", "tfjs"}):
+            want = _js_input_shape(engine, m[engine])
+            if not want or len(want) != x.ndim:
+                continue
+            item, nhwc = list(x.shape[1:]), ([x.shape[2], x.shape[3], x.shape[1]] if x.ndim == 4 else None)
+            if list(want[1:]) != item and list(want[1:]) != nhwc:
+                return (f"models '{m['name']}': its {engine} file takes items of shape {list(want[1:])}, "
+                        f"the data set's are {item}")
+            if engine == "tflite" and want[0] and len(x) % want[0]:
+                return (f"models '{m['name']}': {len(x)} items do not split into the tflite file's batch of {want[0]}"
+                        + (f" (limit = {m['limit']})" if m["limit"] else ""))
     return ""
 
 

@@ -74,7 +74,13 @@ def cli(*args):
     ("name = [", "not valid TOML"),
     (campaign_text(RUNS).replace("warmup = 1", 'warmup = 1\npin = "1:one"'), "[measure].pin must be THREADS:CPUS pairs"),
     (campaign_text(RUNS).replace('engine = "tare"\nbackends = "ref"', 'engine = "tflite"'), "engine 'tflite' needs each model's tflite file"),
-    (campaign_text(RUNS).replace("[[runs]]", 'tfjs = "none.json"\n[[runs]]', 1), "models[0].tfjs: no such .json file"),
+    (campaign_text(RUNS).replace("[[runs]]", 'tfjs = "none.json"\n[[runs]]', 1), "models[0].tfjs: no such file"),
+    (campaign_text(RUNS).replace('warmup = 1', 'warmup = 1\npin = "1:2-1"'), "[measure].pin must be THREADS:CPUS pairs"),
+    (campaign_text(RUNS).replace('warmup = 1', 'warmup = 1\npin = "1:0/1:1"'), "names 1 threads twice"),
+    (campaign_text(RUNS).replace('warmup = 1', 'warmup = 1\npin = "1:4095"'), "[measure].pin names CPUs [4095]"),
+    (campaign_text(RUNS).replace("[[runs]]", 'variants = [3]\n[[runs]]', 1), "variants[0] must be a string"),
+    (campaign_text(RUNS).replace("[[runs]]", 'variants = ["notes.txt"]\n[[runs]]', 1), "variants[0] must be a model file"),
+    (campaign_text(RUNS).replace('name = "lenet5"', 'name = ".."'), "name '..' must be letters"),
 ])
 def test_bad_file_one_error_before_any_task(tmp_path, bad, message):
     f = write(tmp_path, bad)
@@ -361,3 +367,32 @@ latency = true
         line = next(x for x in cmp["summary"] if x.startswith(f"flips {engine} vs altered_pool.onnx ref64:"))
         n = int(line.split(":")[1].split()[0])
         assert n > 0 and f"({n} models differ at /pool2/AveragePool" in line, line
+
+
+def test_items_that_do_not_fit_a_framework_file_and_a_rerun_after_a_refusal(tmp_path):
+    # The TFLite twin's batch is 2: 3 items are refused before any task, naming the limit. The
+    # refusal came after the benchmark model was prepared in the folder: a rerun with the file
+    # mended runs there.
+    bn = os.path.join(ROOT, "tests", "models", "lenet5_bn")
+    text = f"""
+name = "fit"
+[[models]]
+name = "m"
+bench = "lenet5_bn"
+inputs = "npy:{bn}/dataset"
+limit = 3
+tflite = "{bn}/tflite_twin/model.tflite"
+[[runs]]
+engine = "tflite"
+[measure]
+latency = false
+"""
+    f = write(tmp_path, text)
+    out = tmp_path / "out"
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert p.returncode == 1 and "do not split into the tflite file's batch of 2 (limit = 3)" in p.stderr, p.stderr
+    assert not (out / "results").exists()
+    f = write(tmp_path, text.replace("limit = 3", "limit = 4"))
+    p = cli("run", f, "--out", str(out), "--serial")
+    assert p.returncode == 0, p.stderr
+    assert (out / "results" / "outputs~m~tflite~t1.json").is_file()
