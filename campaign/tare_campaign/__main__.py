@@ -49,6 +49,11 @@ def cmd_run(a):
     if why:
         print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
         return 1
+    # Checked here for a run on this machine; on an existing cluster each worker reports its own.
+    why = "" if a.scheduler else spec.engines_missing(c, T.ROOT)
+    if why:
+        print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
+        return 1
     missing = [] if a.scheduler else spec.pin_cpus_missing(c, os.sched_getaffinity(0))
     if missing:
         print(f"tare campaign: error: {a.file}: [measure].pin names CPUs {missing} that this process may not run on "

@@ -130,6 +130,31 @@ def _pin(pin, path):
     return out
 
 
+# What each peer engine needs on the machine that runs it, and where it comes from.
+_ENGINE_NEEDS = {
+    "torch": (None, "PyTorch (python3-torch: bash platforms/debian/setup.sh --fixtures)"),
+    "ort": ("onnxruntime-node", "ONNX Runtime (cd bench/peers && npm install --ignore-scripts)"),
+    "tflite": ("@litertjs/core", "LiteRT.js (cd bench/peers && npm install --ignore-scripts)"),
+    "tfjs": ("@tensorflow/tfjs", "TF.js (cd bench/peers && npm install --ignore-scripts)"),
+}
+
+
+def engines_missing(c, root):
+    """The first engine of the campaign that this machine cannot run, as a message, or "": engine
+    torch needs the torch module, the others their npm package in root/bench/peers/node_modules."""
+    import importlib.util
+    for r in c["runs"]:
+        need = _ENGINE_NEEDS.get(r["engine"])
+        if not need:
+            continue
+        pkg, what = need
+        ok = importlib.util.find_spec("torch") is not None if pkg is None else \
+            os.path.isdir(os.path.join(root, "bench", "peers", "node_modules", pkg))
+        if not ok:
+            return f"engine {r['engine']!r} needs {what}"
+    return ""
+
+
 def pin_cpus_missing(c, cpus_here):
     """The CPUs [measure].pin names that are not in cpus_here (this process's affinity set), as a
     sorted list; a run on this machine checks it before any task."""

@@ -5,6 +5,7 @@ worker killed in the middle of a campaign: it finishes, every result once, a rer
 Run by ctest (campaign.pytest) with TARE_EXE and PYTHONPATH set: python3 -m pytest campaign/tests.
 """
 
+import importlib.util
 import json
 import os
 import signal
@@ -249,6 +250,10 @@ def test_data_problems_are_found_before_any_task(tmp_path):
     assert p.returncode == 1 and "repeats runs[0]" in p.stderr
 
 
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="engine torch needs PyTorch (bash platforms/debian/setup.sh --fixtures)")
 def test_torch_engine_on_a_benchmark_model_agrees_with_pytorchs_logits(tmp_path):
     # lenet5 as a benchmark model: bench/peers/models.py's PyTorch module with the weights of the
     # committed export; its input (one batch of 2) and the expected logits PyTorch produced.
@@ -323,8 +328,7 @@ inputs = "npy:{bn}/dataset"
 tflite = "{bn}/tflite_twin/model.tflite"
 tfjs = "{bn}/tfjs/model.json"
 variants = ["{bn}/variants/altered_pool.onnx"]
-[[runs]]
-engine = "torch"
+{'[[runs]]' + chr(10) + 'engine = "torch"' if HAVE_TORCH else ''}
 [[runs]]
 engine = "ort"
 [[runs]]
@@ -339,11 +343,14 @@ latency = true
     p = cli("run", f, "--out", str(out), "--serial")
     assert p.returncode == 0, p.stderr
     # tflite and tfjs have no timing tool: only torch's and ort's timing tasks.
+    engines = (("torch",) if HAVE_TORCH else ()) + ("ort", "tfjs", "tflite")
     assert sorted(x.name for x in (out / "results").glob("timing~*")) == sorted(
-        f"timing~lenet5_bn~{e}~t1~r0.json" for e in ("torch", "ort"))
+        f"timing~lenet5_bn~{e}~t1~r0.json" for e in engines if e in ("torch", "ort"))
     ref = {e: np.load(os.path.join(bn, "dataset", "expected", e, "logits.npy")) for e in ("pytorch", "ort", "tfjs")}
     labels = np.load(os.path.join(bn, "dataset", "labels.npy"))
     for engine, want in (("torch", ref["pytorch"]), ("ort", ref["ort"]), ("tfjs", ref["tfjs"]), ("tflite", ref["pytorch"])):
+        if engine not in engines:
+            continue
         r = json.loads((out / "results" / f"outputs~lenet5_bn~{engine}~t1.json").read_text())
         got = np.load(out / r["outputs_file"])
         assert got.shape == (64, 10)
@@ -358,12 +365,12 @@ latency = true
     cmp = rep["compare"]["lenet5_bn"]
     assert cmp["exit"] == 0 and (out / cmp["html"]).is_file() and (out / cmp["json"]).is_file()
     acc = float((ref["pytorch"].argmax(axis=1) == labels).mean())
-    for engine in ("torch", "ort", "tfjs", "tflite"):
+    for engine in engines:
         assert any(line.startswith("accuracy") and engine in line and f"{acc:.4f}" in line for line in cmp["summary"]), (engine, cmp["summary"])
     assert cmp["html"] in (out / "report.html").read_text()
     # The altered export (a pool's pads changed): its flips against each framework are attributed
     # to that pool.
-    for engine in ("torch", "ort", "tfjs", "tflite"):
+    for engine in engines:
         line = next(x for x in cmp["summary"] if x.startswith(f"flips {engine} vs altered_pool.onnx ref64:"))
         n = int(line.split(":")[1].split()[0])
         assert n > 0 and f"({n} models differ at /pool2/AveragePool" in line, line
@@ -396,3 +403,14 @@ latency = false
     p = cli("run", f, "--out", str(out), "--serial")
     assert p.returncode == 0, p.stderr
     assert (out / "results" / "outputs~m~tflite~t1.json").is_file()
+
+
+def test_an_engine_this_machine_lacks_is_named_before_any_task(tmp_path):
+    # The npm packages looked up under another root (none there): each peer engine is named with
+    # where it comes from.
+    for engine, what in (("ort", "ONNX Runtime"), ("tflite", "LiteRT.js"), ("tfjs", "TF.js")):
+        c = {"runs": [{"engine": "tare"}, {"engine": engine}]}
+        assert spec.engines_missing(c, str(tmp_path)) == f"engine {engine!r} needs {what} (cd bench/peers && npm install --ignore-scripts)"
+    assert spec.engines_missing({"runs": [{"engine": "ort"}]}, ROOT) == ""
+    assert spec.engines_missing({"runs": [{"engine": "torch"}]}, ROOT) == ("" if HAVE_TORCH else
+                                                                        "engine 'torch' needs PyTorch (python3-torch: bash platforms/debian/setup.sh --fixtures)")
