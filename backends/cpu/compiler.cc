@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/common/step_profile.h"
 #include "backends/cpu/buffer.h"
 
 namespace tare::cpu {
@@ -39,45 +40,27 @@ void BatchedTranspose(const float* x, float* y, size_t n, size_t rows, size_t co
   });
 }
 
-/// With the environment variable TARE_CPU_PROFILE set, every step is timed and the totals per
-/// step (node op and name) are printed to stderr when the partition is destroyed (a tool for
-/// performance work; off by default, when Run pays one branch).
+/// With the environment variable TARE_CPU_PROFILE set, every step is timed and the mean and
+/// minimum per step (node op and name) are printed to stderr when the partition is destroyed
+/// (StepProfile; off by default, when Run pays one branch).
 class CpuExecutable : public Executable {
  public:
   CpuExecutable(std::vector<StepFn> steps, std::vector<std::string> labels, std::vector<std::shared_ptr<void>> buffers,
                 std::vector<XnnOp> ops, std::shared_ptr<ThreadPool> pool, std::vector<std::string> notes)
       : steps_(std::move(steps)),
-        labels_(std::move(labels)),
         notes_(std::move(notes)),
+        profile_("TARE_CPU_PROFILE", "cpu", std::move(labels)),
         buffers_(std::move(buffers)),
         ops_(std::move(ops)),
-        pool_(std::move(pool)) {
-    profile_ = std::getenv("TARE_CPU_PROFILE") != nullptr;
-    seconds_.assign(steps_.size(), 0.0);
-    min_.assign(steps_.size(), 1e30);
-  }
-  ~CpuExecutable() override {
-    if (!profile_ || runs_ == 0) return;
-    double total = 0;
-    for (double s : seconds_) total += s;
-    double total_min = 0;
-    for (double s : min_) total_min += s;
-    std::fprintf(stderr, "cpu partition: %zu steps, %.3f ms per run (sum of minima %.3f ms) over %d runs\n",
-                 steps_.size(), 1e3 * total / runs_, 1e3 * total_min, runs_);
-    for (size_t i = 0; i < steps_.size(); ++i)
-      std::fprintf(stderr, "  mean %8.3f ms  min %8.3f ms  %5.1f%%  step %zu  %s\n", 1e3 * seconds_[i] / runs_,
-                   1e3 * min_[i], 100 * seconds_[i] / total, i, labels_[i].c_str());
-  }
+        pool_(std::move(pool)) {}
   std::vector<std::string> Notes() const override { return notes_; }
   Status Run(std::vector<Tensor>&) override {
-    if (profile_) {
-      ++runs_;
+    if (profile_.on()) {
+      profile_.NewRun();
       for (size_t i = 0; i < steps_.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         TARE_RETURN_IF_ERROR(steps_[i]());
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        seconds_[i] += s;
-        min_[i] = std::min(min_[i], s);
+        profile_.Add(i, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
       return Status::Ok();
     }
@@ -87,11 +70,8 @@ class CpuExecutable : public Executable {
 
  private:
   std::vector<StepFn> steps_;
-  std::vector<std::string> labels_;
   std::vector<std::string> notes_;
-  bool profile_ = false;
-  int runs_ = 0;
-  std::vector<double> seconds_, min_;
+  StepProfile profile_;
   std::vector<std::shared_ptr<void>> buffers_;
   std::vector<XnnOp> ops_;
   std::shared_ptr<ThreadPool> pool_;

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "backends/common/step_profile.h"
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/onednn_backend.h"
 #include "runtime/exec/ref_kernel.h"
@@ -531,38 +532,27 @@ std::vector<Step> Compiler::TakeSteps() {
 namespace {
 
 /// With the environment variable TARE_ONEDNN_PROFILE set, every step is timed (the stream waited
-/// on after each) and the mean and minimum per step (its label: node op and name) are printed to
-/// stderr when the partition is destroyed, as the cpu backend's TARE_CPU_PROFILE (a tool for
-/// performance work; off by default).
+/// on after each) and the mean and minimum per step (its label: node op and name, "[own]" for the
+/// backend's own steps) are printed to stderr when the partition is destroyed (StepProfile, as
+/// the cpu backend's TARE_CPU_PROFILE; off by default).
 class OnednnExecutable : public Executable {
  public:
   OnednnExecutable(std::vector<Step> steps, std::vector<memory> held, dnnl::stream strm, int threads,
                    std::vector<std::string> notes)
       : steps_(std::move(steps)), held_(std::move(held)), strm_(std::move(strm)), threads_(threads),
-        notes_(std::move(notes)), profile_(std::getenv("TARE_ONEDNN_PROFILE") != nullptr) {
-    if (profile_) sum_.assign(steps_.size(), 0.0), min_.assign(steps_.size(), 1e30);
-  }
-  ~OnednnExecutable() override {
-    if (!profile_ || runs_ == 0) return;
-    double total = 0, total_min = 0;
-    for (size_t i = 0; i < steps_.size(); ++i) total += sum_[i], total_min += min_[i];
-    std::fprintf(stderr, "onednn partition: %zu steps, %.3f ms per run (sum of minima %.3f ms) over %d runs\n", steps_.size(),
-                 1e3 * total / runs_, 1e3 * total_min, runs_);
-    for (size_t i = 0; i < steps_.size(); ++i)
-      std::fprintf(stderr, "  mean %8.3f ms  min %8.3f ms  step %zu  %s%s\n", 1e3 * sum_[i] / runs_, 1e3 * min_[i], i,
-                   steps_[i].fn ? "[own] " : "", steps_[i].label.c_str());
-  }
+        notes_(std::move(notes)), profile_("TARE_ONEDNN_PROFILE", "onednn", Labels(steps_)) {}
   std::vector<std::string> Notes() const override { return notes_; }
 
   Status Run(std::vector<Tensor>& slots) override {
     (void)slots;  // the memory objects were bound to the slots' addresses at Compile
     int current = threads_;
     SetOmpThreads(current);
-    runs_ += profile_;
+    const bool profile = profile_.on();
+    if (profile) profile_.NewRun();
     for (size_t i = 0; i < steps_.size(); ++i) {
       Step& s = steps_[i];
       if (s.threads != current) SetOmpThreads(current = s.threads);
-      const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      const auto t0 = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       if (s.fn) {
         strm_.wait();
         TARE_RETURN_IF_ERROR(s.fn());
@@ -573,11 +563,9 @@ class OnednnExecutable : public Executable {
           return Status::Error("onednn: " + s.label + ": " + e.what());
         }
       }
-      if (profile_) {
+      if (profile) {
         strm_.wait();
-        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        sum_[i] += sec;
-        min_[i] = std::min(min_[i], sec);
+        profile_.Add(i, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     }
     strm_.wait();
@@ -591,9 +579,13 @@ class OnednnExecutable : public Executable {
   dnnl::stream strm_;
   int threads_;
   std::vector<std::string> notes_;
-  bool profile_ = false;
-  int runs_ = 0;
-  std::vector<double> sum_, min_;
+  StepProfile profile_;
+
+  static std::vector<std::string> Labels(const std::vector<Step>& steps) {
+    std::vector<std::string> l;
+    for (const Step& s : steps) l.push_back((s.fn ? "[own] " : "") + s.label);
+    return l;
+  }
 };
 
 class OnednnBackend : public TableBackend<Compiler> {
