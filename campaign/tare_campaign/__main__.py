@@ -116,7 +116,8 @@ def report(out, tare_exe=None, log=print):
     with open(os.path.join(out, "campaign.json")) as f:
         c = json.load(f)
     results = {}
-    grid = {t["key"] for t in T.expand(c)}
+    tasks = T.expand(c)
+    grid = {t["key"] for t in tasks}
     d = os.path.join(out, "results")
     stale = 0
     for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
@@ -126,7 +127,7 @@ def report(out, tare_exe=None, log=print):
                     r = json.load(f)
                 key = r["key"]
             except (OSError, ValueError, KeyError, TypeError) as e:
-                raise ValueError(f"results/{name} cannot be read ({type(e).__name__}: {e})") from None
+                raise spec.CampaignError(f"results/{name} cannot be read ({type(e).__name__}: {e})") from None
             if key in grid:
                 results[key] = r
             else:
@@ -154,13 +155,13 @@ def report(out, tare_exe=None, log=print):
     # Flip matrices: per model, top-1 disagreements between every pair of outputs tasks.
     flips = {}
     for m in c["models"]:
-        order = [t["key"] for t in T.expand(c) if t["kind"] == "outputs" and t["model"]["name"] == m["name"] and t["key"] in results]
+        order = [t["key"] for t in tasks if t["kind"] == "outputs" and t["model"]["name"] == m["name"] and t["key"] in results]
         outs = {k.split("/", 2)[2]: results[k]["top1"] for k in order}
         names = list(outs)
         flips[m["name"]] = {"runs": names, "matrix": [[sum(1 for p, q in zip(outs[a], outs[b]) if p != q) for b in names] for a in names]}
     rep = {"campaign": c["name"], "tasks_done": len(results), "tasks_total": len(grid), "results_not_in_grid": stale,
            "rows": rows, "flips": flips,
-           "compare": compare.run(c, results, out, tare_exe, log) if tare_exe else {}}
+           "compare": compare.run(c, tasks, results, out, tare_exe, log) if tare_exe else {}}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1)
     with open(os.path.join(out, "report.html"), "w") as f:
@@ -174,8 +175,11 @@ def cmd_report(a):
         return 1
     try:
         rep = report(a.dir, None if a.no_compare else _tare_exe(), log=lambda m: print(m, file=sys.stderr, flush=True))
+    except spec.CampaignError as e:
+        print(f"tare campaign: error: {a.dir}: {e}", file=sys.stderr)
+        return 1
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"tare campaign: error: {a.dir}: {e if isinstance(e, ValueError) and str(e).startswith('results/') else f'its campaign.json or a result cannot be read ({type(e).__name__}: {e})'}", file=sys.stderr)
+        print(f"tare campaign: error: {a.dir}: its campaign.json or a result cannot be read ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
     fmt = lambda v, p: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
     print(f"campaign {rep['campaign']}: {rep['tasks_done']} of {rep['tasks_total']} task results"

@@ -13,7 +13,8 @@ tare compare gives each run's accuracy and every top-1 flip between two runs wit
 further from ref64: docs/COMPARE.md); on a model's own input, its verdicts per pair. Its text goes
 to DIR/compare/<model>.txt.
 
-    run(campaign, results, out, tare_exe, log) -> {model: {"text", "json", "html", "exit", "summary"}}
+    run(campaign, tasks, results, out, tare_exe, log) -> {model: {"text", "json", "html", "exit", "summary", "error"}}
+    (tasks: tasks.expand(campaign))
 """
 
 import os
@@ -21,7 +22,6 @@ import re
 import shutil
 import subprocess
 
-from . import tasks as T
 
 
 def _safe(name):
@@ -30,10 +30,10 @@ def _safe(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
-def _engine_outputs(c, m, results):
+def _engine_outputs(tasks, m, results):
     """{engine: outputs result} for model m, each engine at its lowest thread count (expand order)."""
     got = {}
-    for t in T.expand(c):
+    for t in tasks:
         if t["kind"] == "outputs" and t["model"]["name"] == m["name"] and t["key"] in results:
             got.setdefault(t["engine"], results[t["key"]])
     return got
@@ -53,11 +53,11 @@ def _summary(text):
     return keep
 
 
-def run(c, results, out, tare_exe, log=print):
+def run(c, tasks, results, out, tare_exe, log=print):
     import onnx
     done = {}
     for m in c["models"]:
-        engines = _engine_outputs(c, m, results)
+        engines = _engine_outputs(tasks, m, results)
         if len(engines) < 2 or not m.get("file"):
             continue
         g = onnx.load(m["file"], load_external_data=False).graph

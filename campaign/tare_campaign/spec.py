@@ -113,6 +113,17 @@ def _inputs(spec, base, where, path):
     raise CampaignError(f"{path}: {where}.inputs must be 'npy:DIR' or 'fashion-mnist:[DIR]', not {spec!r}")
 
 
+def _cpus(cpus):
+    """A taskset CPU list ("0-1,3") as the set of CPUs it names, or None when a range runs backwards."""
+    named = set()
+    for r in cpus.split(","):
+        a, _, b = r.partition("-")
+        if b and int(a) > int(b):
+            return None
+        named.update(range(int(a), int(b or a) + 1))
+    return named
+
+
 def _pin(pin, path):
     """[measure].pin as {threads (str, as JSON keeps keys): CPU list}: THREADS:CPUS pairs joined by
     '/', each thread count once and >= 1, CPU ranges a-b with a <= b."""
@@ -122,7 +133,7 @@ def _pin(pin, path):
         if not _PIN.match(p):
             raise CampaignError(bad)
         t, cpus = p.split(":", 1)
-        if int(t) < 1 or any(int(a) > int(b) for a, _, b in (r.partition("-") for r in cpus.split(",")) if b):
+        if int(t) < 1 or _cpus(cpus) is None:
             raise CampaignError(bad)
         if str(int(t)) in out:
             raise CampaignError(f"{path}: [measure].pin names {int(t)} threads twice")
@@ -158,12 +169,21 @@ def engines_missing(c, root):
 def pin_cpus_missing(c, cpus_here):
     """The CPUs [measure].pin names that are not in cpus_here (this process's affinity set), as a
     sorted list; a run on this machine checks it before any task."""
-    named = set()
-    for cpus in c["measure"]["pin"].values():
-        for r in cpus.split(","):
-            a, _, b = r.partition("-")
-            named.update(range(int(a), int(b or a) + 1))
+    named = set().union(*(_cpus(cpus) for cpus in c["measure"]["pin"].values()))
     return sorted(named - set(cpus_here))
+
+
+def _model_file(v, suffixes, what, base, where, path):
+    """The absolute path of file `v` (relative to the campaign file): a string ending in one of
+    `suffixes` (`what` names them) that exists."""
+    if not isinstance(v, str):
+        raise CampaignError(f"{path}: {where} must be a string ({what}), not {v!r}")
+    f = os.path.normpath(os.path.join(base, v))
+    if not f.endswith(suffixes):
+        raise CampaignError(f"{path}: {where} must be {what}, not {f}")
+    if not os.path.isfile(f):
+        raise CampaignError(f"{path}: {where}: no such file {f}")
+    return f
 
 
 def load(path, available_backends):
@@ -203,23 +223,10 @@ def load(path, available_backends):
         for k, suffix in (("tflite", ".tflite"), ("tfjs", ".json")):
             v = _get(m, k, str, where, path, required=False)
             if v is not None:
-                f = os.path.normpath(os.path.join(base, v))
-                if not f.endswith(suffix):
-                    raise CampaignError(f"{path}: {where}.{k} must name a {suffix} file, not {f}")
-                if not os.path.isfile(f):
-                    raise CampaignError(f"{path}: {where}.{k}: no such file {f}")
-                others[k] = f
+                others[k] = _model_file(v, (suffix,), f"a {suffix} file", base, f"{where}.{k}", path)
         variants = _get(m, "variants", list, where, path, default=[], required=False)
-        others["variants"] = []
-        for j, v in enumerate(variants):
-            if not isinstance(v, str):
-                raise CampaignError(f"{path}: {where}.variants[{j}] must be a string (a model file), not {v!r}")
-            f = os.path.normpath(os.path.join(base, v))
-            if not f.endswith((".onnx", ".tflite", ".json", ".tare")):
-                raise CampaignError(f"{path}: {where}.variants[{j}] must be a model file (.onnx, .tflite, TF.js .json or .tare), not {f}")
-            if not os.path.isfile(f):
-                raise CampaignError(f"{path}: {where}.variants[{j}]: no such file {f}")
-            others["variants"].append(f)
+        others["variants"] = [_model_file(v, (".onnx", ".tflite", ".json", ".tare"), "a model file (.onnx, .tflite, TF.js .json or .tare)",
+                                          base, f"{where}.variants[{j}]", path) for j, v in enumerate(variants)]
         bench = _get(m, "bench", str, where, path, required=False)
         if bench is not None:
             if "file" in m:

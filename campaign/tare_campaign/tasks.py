@@ -205,14 +205,10 @@ def check_data(c):
         if batch and len(x) % batch:
             return f"models '{m['name']}': {len(x)} items do not split into batches of the model's {batch}"
         for engine in sorted({r["engine"] for r in c["runs"]} & {"tflite", "tfjs"}):
-            want = _js_input_shape(engine, m[engine])
-            if not want or len(want) != x.ndim:
-                continue
-            item, nhwc = list(x.shape[1:]), ([x.shape[2], x.shape[3], x.shape[1]] if x.ndim == 4 else None)
-            if list(want[1:]) != item and list(want[1:]) != nhwc:
-                return (f"models '{m['name']}': its {engine} file takes items of shape {list(want[1:])}, "
-                        f"the data set's are {item}")
-            if engine == "tflite" and want[0] and len(x) % want[0]:
+            want, _, why = _js_layout(engine, m[engine], x.shape)
+            if why:
+                return f"models '{m['name']}': {why}"
+            if engine == "tflite" and want and want[0] and len(x) % want[0]:
                 return (f"models '{m['name']}': {len(x)} items do not split into the tflite file's batch of {want[0]}"
                         + (f" (limit = {m['limit']})" if m["limit"] else ""))
     return ""
@@ -244,10 +240,13 @@ def _outputs(task, out_dir):
         torch.set_num_threads(task["threads"])
         module = _bench_models().torch_module(m["bench"])
         with torch.no_grad():
-            outs = [module(torch.from_numpy(np.ascontiguousarray(b))).numpy().astype(np.float32) for b in _batches(x, len(x))]
+            outs = [module(torch.from_numpy(np.ascontiguousarray(x))).numpy().astype(np.float32)]
     elif r["engine"] in ("tflite", "tfjs"):
+        _, transpose, why = _js_layout(r["engine"], m[r["engine"]], x.shape)
+        if why:
+            raise RuntimeError(why)
         chunk = len(x) if r["engine"] == "tflite" else 1000  # TF.js: bounded memory per process
-        outs = [_js_outputs(r["engine"], m[r["engine"]], x[i:i + chunk]) for i in range(0, len(x), chunk)]
+        outs = [_js_outputs(r["engine"], m[r["engine"]], x[i:i + chunk], transpose) for i in range(0, len(x), chunk)]
     else:
         import onnx
         g = onnx.load(m["file"]).graph
@@ -289,15 +288,26 @@ def _js_input_shape(engine, model_file):
         return None
 
 
-def _js_outputs(engine, model_file, x):
-    """The first output of LiteRT.js (bench/peers/tflite_run.js --batches: the .tflite's fixed batch
-    in turn) or TF.js (bench/peers/tfjs_run.js, one call) on items x, float32 [N, ...]. Items in NCHW
-    whose transpose is the model's NHWC input are transposed."""
+def _js_layout(engine, model_file, items_shape):
+    """(the file's input shape or None, whether NCHW items go in transposed to NHWC, "" or why the
+    items do not fit): items fit as they are, or as the NHWC transpose of NCHW items; a file whose
+    shape cannot be read takes them as they are (its engine then says what is wrong)."""
     want = _js_input_shape(engine, model_file)
-    if want and x.ndim == 4 and len(want) == 4 and list(x.shape[1:]) != list(want[1:]) \
-            and [x.shape[2], x.shape[3], x.shape[1]] == list(want[1:]):
-        x = x.transpose(0, 2, 3, 1)
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    if not want or len(want) != len(items_shape):
+        return want, False, ""
+    item = list(items_shape[1:])
+    if list(want[1:]) == item:
+        return want, False, ""
+    if len(item) == 3 and list(want[1:]) == [item[1], item[2], item[0]]:
+        return want, True, ""
+    return want, False, f"its {engine} file takes items of shape {list(want[1:])}, the data set's are {item}"
+
+
+def _js_outputs(engine, model_file, x, transpose):
+    """The first output of LiteRT.js (bench/peers/tflite_run.js --batches: the .tflite's fixed batch
+    in turn) or TF.js (bench/peers/tfjs_run.js, one call) on items x, float32 [N, ...]; NCHW items
+    transposed to NHWC first when `transpose` (_js_layout)."""
+    x = np.ascontiguousarray(x.transpose(0, 2, 3, 1) if transpose else x, dtype=np.float32)
     peers = os.path.join(ROOT, "bench", "peers")
     with tempfile.TemporaryDirectory() as tmp:
         src, out = os.path.join(tmp, "items.npy"), os.path.join(tmp, "out")
@@ -393,20 +403,19 @@ def timing(task, tare_exe):
     with tempfile.TemporaryDirectory() as tmp:
         inp = os.path.join(tmp, "input.npy")
         np.save(inp, x[:batch])
-        common = ["--threads", str(task["threads"]), "--iters", str(meas["iters"]), "--warmup", str(meas["warmup"]),
-                  "--input", f"{g.input[0].name}={inp}"]
+        counts = ["--threads", str(task["threads"]), "--iters", str(meas["iters"]), "--warmup", str(meas["warmup"])]
+        common = counts + ["--input", f"{g.input[0].name}={inp}"]
         js = os.path.join(tmp, "bench.json")
         if r["engine"] == "tare":
             cmd = [tare_exe, "bench", m["file"], "--backend", r["backends"]] + common + ["--json", js]
         elif r["engine"] == "torch":
-            cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "torch_bench.py"), m["bench"], "--input", inp] + common[:6]
+            cmd = [sys.executable, os.path.join(ROOT, "bench", "peers", "torch_bench.py"), m["bench"], "--input", inp] + counts
         else:
             cmd = ["node", os.path.join(ROOT, "bench", "peers", "ort_bench.js"), m["file"]] + common
         pin = meas.get("pin", {}).get(str(task["threads"]))
         code, out, err, wall, cpu, rss = _timed_child((["taskset", "-c", pin] if pin else []) + cmd, env=_child_env())
-        if code != 0:
+        if code != 0:  # taskset's own failure (CPUs this machine lacks) is on stderr too
             raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + _why(err, code))
-    # (taskset itself failing, e.g. CPUs this machine lacks, says so on stderr: reported the same way)
         if r["engine"] == "tare":
             with open(js) as f:
                 b = json.load(f)

@@ -313,21 +313,32 @@ def test_timed_children_leave_out_the_dask_nannys_environment():
     assert "PATH" in env
 
 
+BN = os.path.join(ROOT, "tests", "models", "lenet5_bn")
+
+
+def run_serial(tmp_path, text):
+    """`tare campaign run` of `text` (written to tmp_path) with --serial into tmp_path/out: (the
+    process, the out folder)."""
+    out = tmp_path / "out"
+    return cli("run", write(tmp_path, text), "--out", str(out), "--serial"), out
+
+
+def bn_model(name, *extra):
+    """A [[models]] table: the study's LeNet-5-BN as a benchmark model on its 64 committed test
+    images, with its TFLite twin, and `extra` lines."""
+    return "\n".join([f'[[models]]\nname = "{name}"\nbench = "lenet5_bn"\ninputs = "npy:{BN}/dataset"',
+                      f'tflite = "{BN}/tflite_twin/model.tflite"', *extra])
+
+
 def test_frameworks_on_a_data_set_lenet5_bn(tmp_path):  # and the report's tare compare of them
     # The study's LeNet-5-BN in PyTorch (its module with the export's weights), ONNX Runtime, TF.js
     # (the committed layers model) and LiteRT.js (the committed TFLite twin, batch 2: run 32 times)
     # on the 64 committed test images: each against the logits the frameworks gave in the study
     # (tests/models/lenet5_bn/dataset/expected) or PyTorch's.
-    bn = os.path.join(ROOT, "tests", "models", "lenet5_bn")
+    bn = BN
     text = f"""
 name = "fw"
-[[models]]
-name = "lenet5_bn"
-bench = "lenet5_bn"
-inputs = "npy:{bn}/dataset"
-tflite = "{bn}/tflite_twin/model.tflite"
-tfjs = "{bn}/tfjs/model.json"
-variants = ["{bn}/variants/altered_pool.onnx"]
+{bn_model("lenet5_bn", f'tfjs = "{bn}/tfjs/model.json"', f'variants = ["{bn}/variants/altered_pool.onnx"]')}
 {'[[runs]]' + chr(10) + 'engine = "torch"' if HAVE_TORCH else ''}
 [[runs]]
 engine = "ort"
@@ -338,9 +349,7 @@ engine = "tflite"
 [measure]
 latency = true
 """
-    f = write(tmp_path, text)
-    out = tmp_path / "out"
-    p = cli("run", f, "--out", str(out), "--serial")
+    p, out = run_serial(tmp_path, text)
     assert p.returncode == 0, p.stderr
     # tflite and tfjs have no timing tool: only torch's and ort's timing tasks.
     engines = (("torch",) if HAVE_TORCH else ()) + ("ort", "tfjs", "tflite")
@@ -380,27 +389,18 @@ def test_items_that_do_not_fit_a_framework_file_and_a_rerun_after_a_refusal(tmp_
     # The TFLite twin's batch is 2: 3 items are refused before any task, naming the limit. The
     # refusal came after the benchmark model was prepared in the folder: a rerun with the file
     # mended runs there.
-    bn = os.path.join(ROOT, "tests", "models", "lenet5_bn")
     text = f"""
 name = "fit"
-[[models]]
-name = "m"
-bench = "lenet5_bn"
-inputs = "npy:{bn}/dataset"
-limit = 3
-tflite = "{bn}/tflite_twin/model.tflite"
+{bn_model("m", "limit = 3")}
 [[runs]]
 engine = "tflite"
 [measure]
 latency = false
 """
-    f = write(tmp_path, text)
-    out = tmp_path / "out"
-    p = cli("run", f, "--out", str(out), "--serial")
+    p, out = run_serial(tmp_path, text)
     assert p.returncode == 1 and "do not split into the tflite file's batch of 2 (limit = 3)" in p.stderr, p.stderr
     assert not (out / "results").exists()
-    f = write(tmp_path, text.replace("limit = 3", "limit = 4"))
-    p = cli("run", f, "--out", str(out), "--serial")
+    p, out = run_serial(tmp_path, text.replace("limit = 3", "limit = 4"))
     assert p.returncode == 0, p.stderr
     assert (out / "results" / "outputs~m~tflite~t1.json").is_file()
 
