@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 from . import compare, report_html, runner, spec
@@ -54,6 +55,13 @@ def cmd_run(a):
     if why:
         print(f"tare campaign: error: {a.file}: {why}", file=sys.stderr)
         return 1
+    for m in c["models"]:  # variants: loadable models (tare inspect reads any format tare takes)
+        for v in m["variants"]:
+            p = subprocess.run([_tare_exe(), "inspect", v], capture_output=True, text=True)
+            if p.returncode != 0:
+                why = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1].removeprefix("tare: error: ")
+                print(f"tare campaign: error: {a.file}: models '{m['name']}': variant {v} cannot be read: {why}", file=sys.stderr)
+                return 1
     missing = [] if a.scheduler else spec.pin_cpus_missing(c, os.sched_getaffinity(0))
     if missing:
         print(f"tare campaign: error: {a.file}: [measure].pin names CPUs {missing} that this process may not run on "

@@ -1,6 +1,7 @@
 """Per-model `tare compare` of every engine's outputs (issue 25: flips attributed, reports linked).
 
-For each model with outputs from two engines or more, `tare campaign report` runs
+For each model with outputs from two engines or more, or from one and variants, `tare campaign
+report` runs
 
     tare compare --model FILE --expect ENGINE=DIR ... (--dataset SPEC [--limit N] | --input NAME=FILE)
                  --json DIR/compare/<model>.json --html DIR/compare/<model>.html
@@ -58,7 +59,7 @@ def run(c, tasks, results, out, tare_exe, log=print):
     done = {}
     for m in c["models"]:
         engines = _engine_outputs(tasks, m, results)
-        if len(engines) < 2 or not m.get("file"):
+        if not engines or (len(engines) < 2 and not m.get("variants")) or not m.get("file"):
             continue
         g = onnx.load(m["file"], load_external_data=False).graph
         out_file = _safe(g.output[0].name) + ".npy"

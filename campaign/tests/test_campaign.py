@@ -414,3 +414,28 @@ def test_an_engine_this_machine_lacks_is_named_before_any_task(tmp_path):
     assert spec.engines_missing({"runs": [{"engine": "ort"}]}, ROOT) == ""
     assert spec.engines_missing({"runs": [{"engine": "torch"}]}, ROOT) == ("" if HAVE_TORCH else
                                                                         "engine 'torch' needs PyTorch (python3-torch: bash platforms/debian/setup.sh --fixtures)")
+
+
+def test_variants_are_read_before_any_task_and_compared_with_one_engine(tmp_path):
+    # A variant named .onnx that is no model: refused before any task. A real one beside a single
+    # engine: the report's tare compare still runs, and attributes the altered pool's flips.
+    (tmp_path / "fake.onnx").write_text("not a model")
+    one_engine = f"""
+name = "v"
+{bn_model("m", 'variants = ["VARIANT"]')}
+[[runs]]
+engine = "tare"
+backends = "ref"
+[measure]
+latency = false
+"""
+    p, out = run_serial(tmp_path, one_engine.replace("VARIANT", str(tmp_path / "fake.onnx")))
+    assert p.returncode == 1 and "variant" in p.stderr and "cannot be read" in p.stderr, p.stderr
+    assert not out.exists()
+    p, out = run_serial(tmp_path, one_engine.replace("VARIANT", f"{BN}/variants/altered_pool.onnx"))
+    assert p.returncode == 0, p.stderr
+    p = cli("report", str(out))
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "report.json").read_text())["compare"]["m"]["summary"]
+    line = next(x for x in summary if x.startswith("flips tare-ref vs altered_pool.onnx ref64:"))
+    assert "models differ at /pool2/AveragePool" in line, summary
