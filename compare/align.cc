@@ -19,10 +19,13 @@ std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry
   };
   // Uses of every value (graph outputs count: a model output is always a layer boundary) and its
   // consumer when there is one.
-  std::vector<int> uses(graph.values.size(), 0), consumer(graph.values.size(), -1);
-  for (size_t i = 0; i < graph.nodes.size(); ++i)
+  std::vector<int> uses(graph.values.size(), 0), consumer(graph.values.size(), -1), producer(graph.values.size(), -1);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
     for (int v : graph.nodes[i].inputs)
       if (v >= 0) ++uses[static_cast<size_t>(v)], consumer[static_cast<size_t>(v)] = static_cast<int>(i);
+    for (int v : graph.nodes[i].outputs)
+      if (v >= 0) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  }
   for (int v : graph.outputs) ++uses[static_cast<size_t>(v)];
   const std::set<int> inputs(graph.inputs.begin(), graph.inputs.end());
   // A constant operand: a weight, or a value the session folded at plan time (not traced, not an input).
@@ -35,6 +38,11 @@ std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry
     const int m = consumer[static_cast<size_t>(v)];
     if (m < 0) return -1;  // the one use is as a graph output
     const Node& e = graph.nodes[static_cast<size_t>(m)];
+    if (e.domain == "tflite" && e.op == "Dequantize" && e.inputs.size() == 1 && !e.outputs.empty() &&
+        graph.nodes[static_cast<size_t>(producer[static_cast<size_t>(v)])].domain == "tflite") {
+      const TraceEntry* out = traced(e.outputs[0]);
+      return out && out->tensor.kind == t.kind && out->tensor.shape == t.shape ? m : -1;
+    }
     if (e.inputs.size() != 2 || e.outputs.empty() || e.domain != "") return -1;
     const bool commutes = e.op == "Add" || e.op == "Mul";
     if (!commutes && e.op != "Sub" && e.op != "Div") return -1;
@@ -53,7 +61,11 @@ std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry
     if (absorbed[i] || n.outputs.empty()) continue;
     const TraceEntry* t = traced(n.outputs[0]);
     if (!t) continue;
-    Layer l{static_cast<int>(i), static_cast<int>(i), n.op, *t};
+    Layer l{static_cast<int>(i), static_cast<int>(i), n.op, *t, OpClass(n.op)};
+    if (n.domain == "tflite" && n.has("activation")) {
+      Result<std::string> act = n.GetString("activation", "NONE");
+      if (act.ok() && *act != "NONE") l.cls = OpClass("Relu");
+    }
     for (int m; (m = epilogue(graph.nodes[static_cast<size_t>(l.output_node)].outputs[0], l.trace.tensor)) >= 0;) {
       absorbed[static_cast<size_t>(m)] = 1;
       l.output_node = m;
@@ -69,7 +81,11 @@ std::string OpClass(const std::string& op) {
       {"Gemm", "linear"},         {"MatMul", "linear"},          {"Flatten", "reshape"},
       {"Reshape", "reshape"},     {"Relu", "relu"},              {"Clip", "relu"},
       {"AveragePool", "avgpool"}, {"GlobalAveragePool", "avgpool"}, {"ReduceMean", "avgpool"},
-      {"MaxPool", "maxpool"},     {"GlobalMaxPool", "maxpool"},  {"ReduceMax", "maxpool"}};
+      {"MaxPool", "maxpool"},     {"GlobalMaxPool", "maxpool"},  {"ReduceMax", "maxpool"},
+      // TFLite's quantized ops (domain "tflite") against the float ops they approximate.
+      {"QConv2D", "Conv"},        {"QDepthwiseConv2D", "Conv"},  {"QFullyConnected", "linear"},
+      {"QAveragePool2D", "avgpool"}, {"QMaxPool2D", "maxpool"},  {"QAdd", "Add"},
+      {"QMul", "Mul"},            {"QSoftmax", "Softmax"},       {"QLogistic", "Sigmoid"}};
   auto it = kClass.find(op);
   return it == kClass.end() ? op : it->second;
 }
@@ -97,7 +113,8 @@ std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vec
   for (size_t j = 0; j < b.size(); ++j) b_names[b[j].trace.value] = j;
   for (size_t i = 0; i < a.size(); ++i) {
     auto it = b_names.find(a[i].trace.value);
-    if (it != b_names.end() && b[it->second].op == a[i].op) by_name.push_back({i, it->second, "name"});
+    if (it != b_names.end() && (b[it->second].op == a[i].op || b[it->second].cls == a[i].cls))
+      by_name.push_back({i, it->second, "name"});
   }
   const size_t n = a.size(), m = b.size();
   if (n * m > 40000000) return by_name;
@@ -106,7 +123,7 @@ std::vector<AlignedPair> AlignLayers(const std::vector<Layer>& a, const std::vec
     const Tensor &ta = a[i].trace.tensor, &tb = b[j].trace.tensor;
     if (ta.kind != tb.kind) return 0;
     const int s = ta.shape == tb.shape ? 2 : NhwcOf(ta.shape, tb.shape) || NhwcOf(tb.shape, ta.shape) ? 1 : 0;
-    const int o = a[i].op == b[j].op ? 2 : OpClass(a[i].op) == OpClass(b[j].op) ? 1 : 0;
+    const int o = a[i].op == b[j].op ? 2 : a[i].cls == b[j].cls ? 1 : 0;
     return s && o ? s + o : 0;
   };
   // Highest-scoring order-preserving matching (weighted longest common subsequence).

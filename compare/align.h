@@ -19,12 +19,16 @@ struct Layer {
   int output_node = -1;  ///< the node whose output is `trace` (== node unless epilogues were absorbed)
   std::string op;        ///< the anchor's op type
   TraceEntry trace;
+  /// The class alignment matches (OpClass(op)); a TFLite quantized op with a fused activation
+  /// (attribute `activation` RELU, RELU6, RELU_N1_TO_1) outputs the activation's result: "relu".
+  std::string cls;
 };
 
 /// Layers of a traced session run in graph order (the nodes it ran; folded and unused nodes
 /// excluded). An Add, Sub, Mul or Div whose other operand is a constant (a weight or a value folded at
 /// plan time) and whose output has the producer's shape is absorbed into the producer's layer when it
-/// is that output's only consumer. `graph` is the session's graph.
+/// is that output's only consumer; so is a TFLite Dequantize (domain "tflite") of a quantized op's
+/// output (its traced codes are already given as real values). `graph` is the session's graph.
 std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry>& trace);
 
 /// Layouts of an aligned pair's two tensors.
@@ -41,13 +45,14 @@ enum class PairLayout {
 /// Two layers taken to compute the same thing, and how they were paired.
 struct AlignedPair {
   size_t a = 0, b = 0;  ///< indices into the two Layer lists
-  std::string how;      ///< "name" (same output tensor name and op) or "structure" (op class and shape)
+  std::string how;      ///< "name" (same output tensor name, same op or class) or "structure" (op class and shape)
   PairLayout layout = PairLayout::kSame;
 };
 
 /// The equivalence class of an op type for structural alignment: ops that different producers use
 /// for the same layer share a class (Gemm/MatMul, Flatten/Reshape, Relu/Clip, AveragePool/
-/// GlobalAveragePool/ReduceMean, MaxPool/GlobalMaxPool/ReduceMax); otherwise the op type itself.
+/// GlobalAveragePool/ReduceMean, MaxPool/GlobalMaxPool/ReduceMax; TFLite's quantized QConv2D,
+/// QFullyConnected, QAveragePool2D, ... with the float ops they approximate); otherwise the op type.
 std::string OpClass(const std::string& op);
 
 /// Whether `nhwc` is `nchw`'s [N,C,H,W] shape in [N,H,W,C] order (both rank 4).

@@ -294,6 +294,49 @@ PairVerdict JudgeModels(const std::string& la, const Model& ma, const BackendRun
   return v;
 }
 
+PairVerdict JudgeQuantization(const std::string& la, const Model& ma, const BackendRun& ra, const std::string& lb,
+                              const Model& mb, const BackendRun& rb, double threshold) {
+  std::string which;
+  Result<Metrics> out = WorstOutput(ra.outputs, rb.outputs, &which);
+  PairVerdict v;
+  v.a = la;
+  v.b = lb;
+  v.kind = "models";
+  if (out.ok()) v.ref64 = *out;
+  if (out.ok() && Within(*out, threshold)) {
+    v.verdict = "same function";
+    v.text = la + " vs " + lb + ": same function (outputs: rel L2 " + Sci(out->rel_l2) + ")";
+    return v;
+  }
+  std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
+  std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, threshold);
+  v.aligned_layers = pairs.size();
+  // The layer whose rel L2 rises most above every aligned layer before it (a NaN counts as infinite).
+  double before = 0, best_rise = 0, best_before = 0;
+  int best = -1;
+  for (size_t k = 0; k < diffs.size(); ++k) {
+    if (!diffs[k].error.empty()) continue;
+    const double e = std::isnan(diffs[k].metrics.rel_l2) || diffs[k].metrics.nan_mismatch ? INFINITY : diffs[k].metrics.rel_l2;
+    if (e - before > best_rise) best_rise = e - before, best_before = before, best = static_cast<int>(k);
+    before = std::max(before, e);
+  }
+  v.verdict = "quantization error";
+  v.text = la + " vs " + lb + ": quantization error (outputs: " + (out.ok() ? "rel L2 " + Sci(out->rel_l2) : out.status().message()) + ")";
+  if (best < 0) {
+    v.text += ", no aligned layer adds to it (" + std::to_string(pairs.size()) + " layers aligned)";
+    return v;
+  }
+  const LayerDiff& d = diffs[static_cast<size_t>(best)];
+  const Layer &x = ra.layers[d.pair.a], &y = rb.layers[d.pair.b];
+  const Node &na = ma.graph.nodes[static_cast<size_t>(x.node)], &nb = mb.graph.nodes[static_cast<size_t>(y.node)];
+  v.verdict += ", most added at " + (na.name == nb.name ? na.name : na.name + " / " + nb.name);
+  v.text += ", most added at node '" + na.name + "' (" + na.op + ", tensor '" + x.trace.value + "') / node '" + nb.name + "' (" + nb.op +
+            "): its rel L2 " + Sci(d.metrics.rel_l2) + ", " + Sci(best_before) + " at most before it";
+  v.first_divergence = std::array<DivergenceSide, 2>{DivergenceSide{na.name, na.op, x.trace.value, NodeAttrs(na)},
+                                                      DivergenceSide{nb.name, nb.op, y.trace.value, NodeAttrs(nb)}};
+  return v;
+}
+
 PairVerdict JudgeFrameworks(const Framework& a, const Metrics& fa, const Framework& b, const Metrics& fb, double floor,
                             double threshold) {
   std::string which;

@@ -168,6 +168,7 @@ struct PairVerdict {
   std::string a, b;     ///< the models' or frameworks' labels
   std::string kind;     ///< "models" or "frameworks"
   std::string verdict;  ///< "same function", "models differ", "models differ at NODE_A / NODE_B",
+                        ///< "quantization error[, most added at NODE_A / NODE_B]",
                         ///< "framework computing difference" or (frameworks) "error"
   std::string text;     ///< the sentence for the terminal (may span lines)
   // kind "models":
@@ -189,6 +190,17 @@ struct PairVerdict {
 /// every aligned layer in the verdict.
 PairVerdict JudgeModels(const std::string& la, const Model& ma, const BackendRun& ra, const std::string& lb,
                         const Model& mb, const BackendRun& rb, double threshold, bool with_layers);
+
+/// The attribution of a difference that quantization makes: two traced runs of which at least one
+/// is of a quantized model (on ref: TFLite's integer arithmetic, its codes read as real values; on
+/// ref64: its float truth, where only the weights are quantized), the other a float model's or the
+/// float truth's. "same function" when the
+/// outputs agree within `threshold` (relative L2); else "quantization error, most added at NODE_A /
+/// NODE_B" (one name when both are the same): over the aligned layers in model A's graph order,
+/// the one whose relative L2 between the runs rises most above the largest of the layers before
+/// it, i.e. where the item's error grows most; "quantization error" when none rises.
+PairVerdict JudgeQuantization(const std::string& la, const Model& ma, const BackendRun& ra, const std::string& lb,
+                              const Model& mb, const BackendRun& rb, double threshold);
 
 /// "framework computing difference" or "same function" for two frameworks whose models compute
 /// the same function; `fa`/`fb` are each framework's distance from ref64 and `floor` the larger

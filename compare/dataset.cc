@@ -190,19 +190,31 @@ Accuracy AccuracyOf(const RunPred& r, const DataSet& ds, int64_t n) {
 Result<std::string> FlipAttributor::operator()(const RunPred& ra, const RunPred& rb, int64_t item) {
   const bool framework = ra.kind == "framework" || rb.kind == "framework";
   const std::string same = framework ? "framework computing difference" : "kernel noise floor";
-  if (ra.model == rb.model) return same;
-  auto key = std::make_tuple(ra.model, rb.model, item);
+  // The backend each side is traced on: a float model's ref64; a quantized model's ref64 for its
+  // ref64 run (the float truth), else ref (TFLite's integer arithmetic, for tare's integer runs
+  // and a framework's alike).
+  auto quantized = [&](size_t m) {
+    if (quantized_.empty())
+      for (const DsModel& dm : models_) quantized_.push_back(HasTfliteQuantOps(dm.model->graph));
+    return quantized_[m] != 0;
+  };
+  const bool qa = quantized(ra.model), qb = quantized(rb.model);
+  const std::string ba = qa && ra.kind != "ref64" ? "ref" : "ref64", bb = qb && rb.kind != "ref64" ? "ref" : "ref64";
+  if (ra.model == rb.model && ba == bb) return same;
+  auto key = std::make_tuple(ra.model, ba, rb.model, bb, item);
   auto it = judged_.find(key);
   if (it == judged_.end()) {
-    // Traced ref64 runs of both models on the item (not kept: a traced run holds every layer).
+    // Traced runs of both models on the item (not kept: a traced run holds every layer).
     BackendRun r[2];
     for (int side = 0; side < 2; ++side) {
       const DsModel& dm = models_[side ? rb.model : ra.model];
       size_t traced_bytes = 0;
-      TARE_ASSIGN_OR_RETURN(r[side], RunModel(dm.model, "ref64", {{dm.input, MakeBatch(ds_, item, dm.batch_shape)}}, true, &traced_bytes));
+      TARE_ASSIGN_OR_RETURN(r[side], RunModel(dm.model, side ? bb : ba, {{dm.input, MakeBatch(ds_, item, dm.batch_shape)}}, true,
+                                              &traced_bytes));
     }
     const DsModel &a = models_[ra.model], &b = models_[rb.model];
-    PairVerdict v = JudgeModels(a.label, *a.model, r[0], b.label, *b.model, r[1], threshold_, false);
+    PairVerdict v = qa || qb ? JudgeQuantization(a.label, *a.model, r[0], b.label, *b.model, r[1], threshold_)
+                                               : JudgeModels(a.label, *a.model, r[0], b.label, *b.model, r[1], threshold_, false);
     it = judged_.emplace(key, v.verdict).first;
   }
   return it->second == "same function" ? same : it->second;

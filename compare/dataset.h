@@ -109,17 +109,22 @@ class FlipAttributor {
       : models_(models), ds_(ds), threshold_(threshold) {}
   /// The attribution of a flip of `item` between `ra` and `rb`: "kernel noise floor" or "framework
   /// computing difference" (a framework involved) when they are runs of one model or of two models
-  /// that compute the same function on the item, else the models' verdict ("models differ at ...").
+  /// that compute the same function on the item, else the models' verdict ("models differ at ...",
+  /// JudgeModels, on ref64). Where a model is quantized the verdict is JudgeQuantization's
+  /// ("quantization error, most added at ..."), its integer runs (any run but ref64's float truth,
+  /// a framework's included) traced on ref (TFLite's integer arithmetic), its ref64 run on ref64:
+  /// so also between a quantized model's integer run and its own ref64 run.
   /// The models are compared on the batch that starts at `item` (the models' batch size), so with a
   /// batch larger than 1 a difference on a neighbouring item also counts.
-  /// Errors: the traced ref64 runs.
+  /// Errors: the traced runs.
   Result<std::string> operator()(const RunPred& ra, const RunPred& rb, int64_t item);
 
  private:
   const std::vector<DsModel>& models_;
   const DataSet& ds_;
   double threshold_;
-  std::map<std::tuple<size_t, size_t, int64_t>, std::string> judged_;
+  std::vector<char> quantized_;  ///< per model: has TFLite quantized ops (filled on first use)
+  std::map<std::tuple<size_t, std::string, size_t, std::string, int64_t>, std::string> judged_;
 };
 
 /// One item whose top-1 prediction differs between two runs.

@@ -52,6 +52,17 @@ add_test(NAME cli.compare_tflite
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_tflite.sh ${TARE_EXE} ${CHECK_EXE}
           ${TWIN_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5 ${CMAKE_CURRENT_BINARY_DIR}/compare_tflite
           ${twin_backends})
+# The int8 twin of LeNet-5-BN (tare_make_tflite_twin --int8): the writer's CALIB errors and
+# determinism, tare's integer kernels (int8 PAD, CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED) against
+# LiteRT.js's output.
+set(int8_backends ref)
+if(TARE_WITH_CPU)
+  set(int8_backends ref,cpu)
+endif()
+add_test(NAME cli.compare_tflite_int8
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_tflite_int8.sh ${TARE_EXE} ${CHECK_EXE}
+          ${TWIN_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/models/lenet5_bn ${CMAKE_CURRENT_BINARY_DIR}/compare_tflite_int8
+          ${int8_backends})
 # tare compare on quantized TFLite models: quantization error against the float truth on ref64.
 add_test(NAME cli.compare_quantized
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/compare_quantized.sh ${TARE_EXE}

@@ -37,6 +37,7 @@
 #include "format/npy.h"
 #include "runtime/ir/tensor.h"
 #include "tflite_schema_generated.h"
+#include "tools/tflite_quant.h"
 
 namespace {
 
@@ -48,6 +49,10 @@ using BO = tfl::BuiltinOptions;
 using TT = tfl::TensorType;
 using Dims = std::vector<int32_t>;
 using namespace tare::tflite;  // BuiltinOperator codes (ADD, CONV_2D, ...), converters/tflite/builtin_ops.h
+using tare::tools::MakeQ;  // QParams, MakeQ, QuantizeWeights: tools/tflite_quant.h
+using tare::tools::QParams;
+using tare::tools::QuantizeWeights;
+using tare::tools::QWeights;
 
 
 uint64_t Fnv1a(const std::string& s) {
@@ -662,19 +667,6 @@ std::vector<Case> FloatCases() {
 
 // ---- the quantized pair ------------------------------------------------------------------------
 
-/// Quantization parameters of one tensor (per channel when scale has more than one value).
-struct QParams {
-  std::vector<float> scale;
-  std::vector<int64_t> zero_point;
-  int axis = 0;
-};
-
-Offset<tfl::QuantizationParameters> MakeQ(Writer& w, const QParams& q) {
-  const auto s = w.fbb().CreateVector(q.scale);
-  const auto z = w.fbb().CreateVector(q.zero_point);
-  return tfl::CreateQuantizationParameters(w.fbb(), 0, 0, s, z, tfl::QuantizationDetails::NONE, 0, q.axis);
-}
-
 /// A scale that is a multiple of 2^-16 at least `v` (so it prints exactly).
 float NiceScale(double v) { return static_cast<float>(std::ceil(v * 65536.0) / 65536.0); }
 
@@ -857,30 +849,6 @@ QParams Sym16(float scale) { return QParams{{scale}, {0}, 0}; }
 int QAct(Writer& w, const std::string& name, const Dims& shape, TT type, const QParams& q) {
   const auto qo = MakeQ(w, q);
   return w.Act(name, shape, type, qo);
-}
-
-/// Symmetric int8 weights: per channel (`channels` > 1; the channel of element i is i / (n /
-/// channels), or i % channels when `last_axis`), else per tensor; scale max|w| / 127.
-struct QWeights {
-  std::vector<int8_t> q;
-  std::vector<double> real;  // dequantized
-  QParams p;
-};
-QWeights QuantizeWeights(const std::vector<float>& f, int channels, bool last_axis, int axis) {
-  QWeights r;
-  const size_t n = f.size(), per = n / static_cast<size_t>(channels);
-  auto ch = [&](size_t i) { return channels == 1 ? size_t{0} : (last_axis ? i % static_cast<size_t>(channels) : i / per); };
-  std::vector<float> m(static_cast<size_t>(channels), 0.0f);
-  for (size_t i = 0; i < n; ++i) m[ch(i)] = std::max(m[ch(i)], std::fabs(f[i]));
-  for (float v : m) r.p.scale.push_back(v / 127.0f), r.p.zero_point.push_back(0);
-  r.p.axis = axis;
-  for (size_t i = 0; i < n; ++i) {
-    const float sc = r.p.scale[ch(i)];
-    const int64_t q = std::min<int64_t>(127, std::max<int64_t>(-127, std::llround(f[i] / sc)));
-    r.q.push_back(static_cast<int8_t>(q));
-    r.real.push_back(static_cast<double>(q) * sc);
-  }
-  return r;
 }
 
 /// The int8 weight constant and its int64 bias (scale input scale * weight scale of the channel,

@@ -182,6 +182,7 @@ class Converter {
   Status Transpose(const OpArgs& args);
   Status Concatenation(const OpArgs& args);
   Status Pad(const OpArgs& args);
+  Result<int> QuantPadValue(const OpArgs& args, const std::string& nm);
   Status Gather(const OpArgs& args);
   Status Slice(const OpArgs& args);
   Status StridedSlice(const OpArgs& args);

@@ -118,13 +118,43 @@ Status Converter::Pad(const OpArgs& args) {
   TARE_ASSIGN_OR_RETURN(int xv, nchw ? Nchw(in[0]) : Plain(in[0]));
   const std::string nm = OpName(out[0]);
   std::vector<int> ins = {xv, ConstI64(nm + "/pads", pads)};
-  if (code == PADV2 && in.size() > 2 && in[2] >= 0) {
+  if (IsQuant(in[0])) {
+    TARE_ASSIGN_OR_RETURN(int cv, QuantPadValue(args, nm));
+    ins.push_back(cv);
+  } else if (code == PADV2 && in.size() > 2 && in[2] >= 0) {
     TARE_ASSIGN_OR_RETURN(int cv, Plain(in[2]));
     ins.push_back(cv);
   }
   const int y = NewValue(NameFor(out[0], nchw), S(out[0]).dtype);
   AddNode("Pad", nm, ins, {y}, {{"mode", StrAttr("constant")}});
   return SetOutput(out[0], y, nchw, A::NONE);
+}
+
+/// The padding code of a quantized PAD / PADV2 (TFLite pad.cc, int8/uint8/int16): input and output
+/// share one scale and zero point (the codes are copied), the padding is the output's zero point
+/// (real 0) or PADV2's constant, a quantized scalar of the same scale and zero point. Returns a
+/// scalar constant of the input's code type. Errors: other quantizations, a non-constant value.
+Result<int> Converter::QuantPadValue(const OpArgs& args, const std::string& nm) {
+  const std::vector<int>& in = args.in, &out = args.out;
+  if (!IsQuant(out[0])) return Error("quantized PAD with an output without scales");
+  std::map<std::string, Attr> q;
+  TARE_RETURN_IF_ERROR(QuantAttrs(in[0], "x_scale", "x_zero_point", &q));
+  TARE_RETURN_IF_ERROR(QuantAttrs(out[0], "y_scale", "y_zero_point", &q));
+  if (q["x_scale"].f != q["y_scale"].f || q["x_zero_point"].i != q["y_zero_point"].i)
+    return Error("quantized PAD: the input and output must have the same scale and zero point");
+  int64_t code = q["y_zero_point"].i;
+  if (args.code == PADV2 && in.size() > 2 && in[2] >= 0) {
+    if (!IsConst(in[2]) || !IsQuant(in[2]) || S(in[2]).dtype != S(in[0]).dtype)
+      return Error("quantized PADV2: constant_values must be a constant of the input's type and quantization");
+    TARE_RETURN_IF_ERROR(QuantAttrs(in[2], "c_scale", "c_zero_point", &q));
+    if (q["c_scale"].f != q["y_scale"].f || q["c_zero_point"].i != q["y_zero_point"].i)
+      return Error("quantized PADV2: constant_values must have the output's scale and zero point");
+    if (S(in[2]).data.numel() != 1) return Error("quantized PADV2: constant_values must hold one value");
+    code = ReadInt(S(in[2]).data, 0);
+  }
+  TARE_ASSIGN_OR_RETURN(Tensor t, Tensor::Alloc(S(in[0]).dtype, {}));
+  WriteInt(t, 0, code);
+  return Const(nm + "/constant_value", t);
 }
 
 /// TFLite GATHER (batch_dims 0): ONNX Gather in TFLite's layout.

@@ -13,8 +13,34 @@ bool IsQuantOp(const Node& n) { return n.domain == "tflite"; }
 /// Ops that only move or select elements: codes pass through them unchanged, so their input and
 /// output share one quantization (input 0 is the data).
 bool IsLayoutOp(const Node& n) {
-  static const std::set<std::string> kOps = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Gather", "Slice"};
+  static const std::set<std::string> kOps = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Gather", "Slice",
+                                             "Pad"};
   return n.domain.empty() && kOps.count(n.op) != 0;
+}
+
+/// A constant Pad of a quantized tensor (TFLite's int8 PAD: the padding is a code, the output's zero
+/// point or PADV2's constant) on real values: its padding value becomes the code's real value,
+/// scale * (code - zero point), a float32 constant added to `out`. Errors: per-channel scales, a
+/// padding value that is not a constant.
+Status RealPadValue(const Graph& g, const ValueQuant& vq, Graph* out, Node* n) {
+  if (vq.scales.size() != 1) return Status::Error("float truth: " + n->Where() + " pads a tensor with per-channel scales");
+  int64_t code = 0;  // ONNX Pad without a value pads zeros
+  if (n->inputs.size() > 2 && n->inputs[2] >= 0) {
+    const Value& c = g.values[static_cast<size_t>(n->inputs[2])];
+    if (!c.is_constant || c.constant.numel() != 1 || DTypeIsFloat(c.dtype))
+      return Status::Error("float truth: " + n->Where() + " pads a quantized tensor with a value that is not one constant code");
+    code = ReadInt(c.constant, 0);
+  }
+  Value v;
+  v.name = n->name + "/float_truth/constant_value";
+  v.dtype = DType::kFloat32;
+  v.has_shape = true;
+  v.is_constant = true;
+  TARE_ASSIGN_OR_RETURN(v.constant, Tensor::Alloc(DType::kFloat32, {}));
+  v.constant.as<float>()[0] = static_cast<float>(static_cast<double>(vq.scales[0]) * static_cast<double>(code - vq.zero_points[0]));
+  if (n->inputs.size() < 3) n->inputs.resize(3, -1);
+  n->inputs[2] = out->AddValue(std::move(v));
+  return Status::Ok();
 }
 
 bool SameQuant(const ValueQuant& a, const ValueQuant& b) {
@@ -434,6 +460,8 @@ Result<Graph> FloatTruth(const Graph& g) {
       TARE_RETURN_IF_ERROR(Rewriter(&out, g, n, n0.inputs.empty() ? -1 : n0.inputs[0]).Run());
       continue;
     }
+    if (n0.op == "Pad" && n0.domain.empty() && !n0.inputs.empty() && q.count(n0.inputs[0]))
+      TARE_RETURN_IF_ERROR(RealPadValue(g, q.at(n0.inputs[0]), &out, &n));
     if (!IsLayoutOp(n0))
       for (int i : n0.inputs)
         if (i >= 0 && q.count(i))

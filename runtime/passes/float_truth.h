@@ -30,7 +30,8 @@ bool HasTfliteQuantOps(const Graph& g);
 /// The run-time quantized tensors of `g` (top level) by value id: the inputs and outputs of the
 /// domain "tflite" ops (their x_/x2_/y_ scale and zero point attributes; Dequantize's x_scales,
 /// x_zero_points and axis) and, per tensor, what layout-only ops (Reshape, Transpose, Squeeze,
-/// Unsqueeze, Flatten, Identity, Gather's data, Slice) pass on, either way. Constants (weights,
+/// Unsqueeze, Flatten, Identity, Gather's data, Slice, Pad: FloatTruth gives its padding code as a
+/// real value) pass on, either way. Constants (weights,
 /// biases) are not listed. Errors: a tensor given two different quantizations, a quantization
 /// attribute of the wrong kind.
 Result<std::map<int, ValueQuant>> QuantizedValues(const Graph& g);

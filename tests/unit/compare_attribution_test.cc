@@ -15,11 +15,11 @@ using namespace tare::test;
 
 namespace {
 // x [1,1,4,4] -> Conv(2x2, +b1) -> Relu -> Conv(2x2, +b2) -> Sigmoid.
-std::shared_ptr<Model> Net(float b2) {
+std::shared_ptr<Model> Net(float b2, float b1 = 0.1f) {
   GraphBuilder b;
   int x = b.Input("x", DType::kFloat32, {1, 1, 4, 4});
   int w1 = b.Const("w1", F32({1, 1, 2, 2}, {1, -1, -0.5, 0.25}));
-  int c1 = b.Const("b1", F32({1}, {0.1f}));
+  int c1 = b.Const("b1", F32({1}, {b1}));
   int w2 = b.Const("w2", F32({1, 1, 2, 2}, {0.5, 0.5, -0.5, 1}));
   int c2 = b.Const("b2", F32({1}, {b2}));
   int v = b.Op("Conv", {x, w1, c1})[0];
@@ -60,6 +60,27 @@ TEST_CASE("attribution: same function, then models differ at the changed Conv") 
   CHECK(j["first_divergence"]["b"]["node"] == "Conv_2");
   CHECK(j["layers"].size() == 4);
   CHECK(CompareHtml(CompareReport(1e-9, {}, {v})).find("<svg") != std::string::npos);
+}
+
+TEST_CASE("attribution: JudgeQuantization names the layer where the error grows most") {
+  // b2 0.2 -> 0.7 with b1 0.1 (Conv_0's outputs are all negative, so Relu zeroes them): Conv_2's
+  // outputs go from 0.2 to 0.7 (rel L2 2.5) while every layer before it agrees.
+  auto a = Net(0.2f), same = Net(0.2f), late = Net(0.7f);
+  BackendRun ra = Traced(a), rs = Traced(same), rl = Traced(late);
+  CHECK(JudgeQuantization("a", *a, ra, "same", *same, rs, 1e-9).verdict == "same function");
+  PairVerdict v = JudgeQuantization("a", *a, ra, "late", *late, rl, 1e-9);
+  CHECK(v.verdict == "quantization error, most added at Conv_2");
+  REQUIRE(v.first_divergence.has_value());
+  CHECK((*v.first_divergence)[1].node == "Conv_2");
+  // b1 5 -> 5.5 (Conv_0's outputs 3 - i - j/4 -> 3.5 - i - j/4, all positive): by hand, rel L2 (over
+  // the second run's norm) 1.5 / 7.207 = 0.2081 at Conv_0 and Relu, then 1.5 / 7.438 = 0.2017 at
+  // Conv_2 (each of its 4 outputs moves by 0.5 * 1.5): nothing after Conv_0 rises above it.
+  auto e = Net(0.2f, 5.0f), early = Net(0.2f, 5.5f);
+  BackendRun re = Traced(e), rr = Traced(early);
+  v = JudgeQuantization("e", *e, re, "early", *early, rr, 1e-9);
+  CHECK(v.verdict == "quantization error, most added at Conv_0");
+  INFO(v.text);
+  CHECK(v.text.find("its rel L2 2.081e-01") != std::string::npos);
 }
 
 TEST_CASE("attribution: WorstOutput, Within") {
