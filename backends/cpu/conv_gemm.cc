@@ -26,8 +26,11 @@ bool GemmConv::Worth(const GemmConvShape& s) {
   // narrow layers; depthwise convolutions stay on XNNPACK). Measured on MobileNetV2, SqueezeNet
   // and ResNet-18 layers (AVX-512, one thread): K = 16 or 24, or 96 or 144 output channels, run
   // faster on XNNPACK.
-  const size_t blocks = (s.og + kNR - 1) / kNR;
-  return s.cg * s.kh * s.kw >= 32 && s.og * 5 >= blocks * kNR * 4;
+  // The AVX2 loop computes 16-wide column strips and skips those past the channel count, so there
+  // only 16-channel strips must be 80% full.
+  const size_t width = CpuIsa() == Isa::kAvx512 ? kNR : 16;
+  const size_t blocks = (s.og + width - 1) / width;
+  return s.cg * s.kh * s.kw >= 32 && s.og * 5 >= blocks * width * 4;
 }
 
 GemmConv::GemmConv(const GemmConvShape& s, const float* w, const float* bias) : s_(s) {

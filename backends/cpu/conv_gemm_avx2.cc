@@ -26,6 +26,19 @@ __m256i Mask8(size_t nvalid, size_t lo) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
+/// 8 floats at p, lanes m (Full: all, by plain moves: AMD Zen microcodes vmaskmovps, and its store
+/// form costs many times a plain store).
+template <bool Full>
+inline __m256 Ld8(const float* p, __m256i m) {
+  if constexpr (Full) return _mm256_loadu_ps(p);
+  else return _mm256_maskload_ps(p, m);
+}
+template <bool Full>
+inline void St8(float* p, __m256 v, __m256i m) {
+  if constexpr (Full) _mm256_storeu_ps(p, v);
+  else _mm256_maskstore_ps(p, m, v);
+}
+
 #define TARE_INIT_ROW2(i)                                                       \
   __m256 acc##i##0, acc##i##1;                                                  \
   if (first) {                                                                  \
@@ -33,8 +46,8 @@ __m256i Mask8(size_t nvalid, size_t lo) {
     acc##i##1 = _mm256_loadu_ps(k.bias + col + 8);                              \
   } else {                                                                      \
     const float* yr = k.y + (p0 + (i < rows ? i : 0)) * k.ystride + col;        \
-    acc##i##0 = _mm256_maskload_ps(yr, m0);                                     \
-    acc##i##1 = _mm256_maskload_ps(yr + 8, m1);                                 \
+    acc##i##0 = Ld8<Full>(yr, m0);                                              \
+    acc##i##1 = Ld8<Full>(yr + 8, m1);                                          \
   }
 
 #define TARE_FMA_ROW2(i)                              \
@@ -46,10 +59,10 @@ __m256i Mask8(size_t nvalid, size_t lo) {
 
 #define TARE_FINISH2(v, off, m)                                                              \
   if (last) {                                                                                \
-    if (k.res) v = _mm256_add_ps(v, _mm256_maskload_ps(k.res + rroff + col + off, m));       \
+    if (k.res) v = _mm256_add_ps(v, Ld8<Full>(k.res + rroff + col + off, m));                \
     v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(k.lo)), _mm256_set1_ps(k.hi));         \
   }                                                                                          \
-  _mm256_maskstore_ps(k.y + roff + col + off, m, v);
+  St8<Full>(k.y + roff + col + off, v, m);
 
 #define TARE_STORE_ROW2(i)                     \
   if (i < rows) {                              \
@@ -59,7 +72,9 @@ __m256i Mask8(size_t nvalid, size_t lo) {
     TARE_FINISH2(acc##i##1, 8, m1)             \
   }
 
-/// One tile and column strip [col, col + 16) of the 64-channel block, taps [cb, ce).
+/// One tile and column strip [col, col + 16) of the 64-channel block, taps [cb, ce) (Full: all 16
+/// columns are output channels).
+template <bool Full>
 __attribute__((noinline)) void Tile2(const GemmConvTask& k, size_t tile, size_t col, size_t cb, size_t ce) {
   const bool first = cb == 0, last = ce == k.taps;
   const size_t p0 = tile * kMR;
@@ -91,7 +106,10 @@ void GemmConvAvx2(const GemmConvTask& k) {
   for (size_t cb = 0; cb < k.taps; cb += k.chunk_taps) {
     const size_t ce = std::min(k.taps, cb + k.chunk_taps);
     for (size_t tile = k.t0; tile < k.t1; ++tile)
-      for (size_t col = 0; col < 64 && col < k.nvalid; col += 16) Tile2(k, tile, col, cb, ce);
+      for (size_t col = 0; col < 64 && col < k.nvalid; col += 16) {
+        if (col + 16 <= k.nvalid) Tile2<true>(k, tile, col, cb, ce);
+        else Tile2<false>(k, tile, col, cb, ce);
+      }
   }
 }
 
@@ -105,6 +123,9 @@ struct V8 {
   static Mask MaskOf(size_t left) { return Mask8(left, 0); }
   static T Load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void Store(float* p, T v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  /// A whole vector: plain moves (AMD Zen's vmaskmovps store is microcoded, many times slower).
+  static T LoadU(const float* p) { return _mm256_loadu_ps(p); }
+  static void StoreU(float* p, T v) { _mm256_storeu_ps(p, v); }
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T Set1(float v) { return _mm256_set1_ps(v); }
   static T Clamp(T v, T lo, T hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }

@@ -113,6 +113,9 @@ struct V16 {
   static Mask MaskOf(size_t left) { return left >= 16 ? Mask(0xffff) : Mask((1u << left) - 1); }
   static T Load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void Store(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  /// A whole vector.
+  static T LoadU(const float* p) { return _mm512_loadu_ps(p); }
+  static void StoreU(float* p, T v) { _mm512_storeu_ps(p, v); }
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T Set1(float v) { return _mm512_set1_ps(v); }
   static T Clamp(T v, T lo, T hi) { return _mm512_min_ps(_mm512_max_ps(v, lo), hi); }

@@ -50,12 +50,12 @@ inline typename V::T Silu(typename V::T x) {
   return V::Mul(x, Sigmoid<V>(x));
 }
 
-/// y[i] = F(x[i]) for i < n, a vector at a time, the tail masked (F: Sigmoid<V> or Silu<V>).
+/// y[i] = F(x[i]) for i < n, a vector at a time (plain loads and stores), the tail masked (F:
+/// Sigmoid<V> or Silu<V>).
 template <class V, typename V::T (*F)(typename V::T)>
 void Row(const float* x, float* y, size_t n) {
   size_t i = 0;
-  const typename V::Mask all = V::MaskOf(V::kW);
-  for (; i + V::kW <= n; i += V::kW) V::Store(y + i, F(V::Load(x + i, all)), all);
+  for (; i + V::kW <= n; i += V::kW) V::StoreU(y + i, F(V::LoadU(x + i)));
   if (i < n) {
     const typename V::Mask m = V::MaskOf(n - i);
     V::Store(y + i, F(V::Load(x + i, m)), m);
