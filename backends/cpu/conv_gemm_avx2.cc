@@ -151,8 +151,11 @@ struct V8 {
   }
   /// p * 2^n for integral n in [-150, 0]: p * 2^max(n, -126) (exact, normal), then * 2^(n - that)
   /// (in [-24, 0]): one rounding, into the denormals, as AVX-512's scalef.
+  /// Lanes that all have n >= -126 (the common case) take one product, the same bits.
   static T Scale2(T p, T n) {
-    const T n1 = _mm256_max_ps(n, _mm256_set1_ps(-126.0f));
+    const T lo = _mm256_set1_ps(-126.0f);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(n, lo, _CMP_LT_OQ)) == 0) return _mm256_mul_ps(p, Pow2(n));
+    const T n1 = _mm256_max_ps(n, lo);
     return _mm256_mul_ps(_mm256_mul_ps(p, Pow2(n1)), Pow2(_mm256_sub_ps(n, n1)));
   }
   static Cmp Less(T a, T b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
