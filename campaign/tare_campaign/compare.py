@@ -6,7 +6,7 @@ report` runs
     tare compare --model FILE --expect ENGINE=DIR ... (--dataset SPEC [--limit N] | --input NAME=FILE)
                  --json DIR/compare/<model>.json --html DIR/compare/<model>.html
 
-on the model's ONNX file, one --expect per engine (its outputs at its lowest thread count, copied
+on the model's file (ONNX, or any format tare reads, e.g. a .tflite), one --expect per engine (its outputs at its lowest thread count, copied
 to DIR/compare/<model>/<engine>/<output name>.npy as tare compare reads them), then the model's
 variants (other versions of the file, run by tare compare on ref64 and ref). On a data set
 tare compare gives each run's accuracy and every top-1 flip between two runs with its attribution
@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 
+from . import tasks as T
 
 
 def _safe(name):
@@ -55,14 +56,13 @@ def _summary(text):
 
 
 def run(c, tasks, results, out, tare_exe, log=print):
-    import onnx
     done = {}
     for m in c["models"]:
         engines = _engine_outputs(tasks, m, results)
         if not engines or (len(engines) < 2 and not m.get("variants")) or not m.get("file"):
             continue
-        g = onnx.load(m["file"], load_external_data=False).graph
-        out_file = _safe(g.output[0].name) + ".npy"
+        input_name, _, output_name = T.model_io(m["file"])
+        out_file = _safe(output_name) + ".npy"
         base = os.path.join(out, "compare", m["name"])
         cmd = [tare_exe, "compare", "--model", m["file"]]
         for eng, res in engines.items():
@@ -75,7 +75,7 @@ def run(c, tasks, results, out, tare_exe, log=print):
         if src["kind"] in ("npy", "fashion-mnist"):
             cmd += ["--dataset", f"{src['kind']}:{src['dir']}"] + (["--limit", str(m["limit"])] if m["limit"] else [])
         else:
-            cmd += ["--input", f"{g.input[0].name}={src['file']}"]
+            cmd += ["--input", f"{input_name}={src['file']}"]
         paths = {k: os.path.join(out, "compare", f"{m['name']}.{k}") for k in ("txt", "json", "html")}
         cmd += ["--json", paths["json"], "--html", paths["html"]]
         log(f"tare compare on {m['name']}: {len(engines)} engines")

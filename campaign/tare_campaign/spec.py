@@ -4,7 +4,9 @@
 
     [[models]]                             # one table per model
     name = "lenet5"
-    file = "../../tests/models/lenet5/model.onnx"   # relative to the campaign file
+    file = "../../tests/models/lenet5/model.onnx"   # relative to the campaign file; ONNX, or any
+                                           # model file tare reads (.tflite, TF.js model.json,
+                                           # .tare) for engines tare, tflite and tfjs
     inputs = "npy:../../tests/models/lenet5/dataset"
     # or, instead of file and inputs, a benchmark model that bench/peers/models.py exports (seeded
     # weights; into OUT/bench/ before the first task) with its input, and whose PyTorch module
@@ -51,8 +53,8 @@ whose input is the NHWC transpose of an NCHW item gets the items transposed.
 Errors (CampaignError, one line naming the file and the key): unknown keys at any level, missing
 or mistyped values, a model file or data set that does not exist, an engine or tare backend that
 does not exist here, duplicate model names, a benchmark model that is not one of bench/peers/
-models.py's single-float-input ones, engine "torch" with a model given by file, engine "tflite" or
-"tfjs" with a model that has no such file.
+models.py's single-float-input ones, engine "torch" with a model given by file, engine "ort" with a model
+whose file is not .onnx, engine "tflite" or "tfjs" with a model that has no such file.
 """
 
 import os
@@ -275,6 +277,9 @@ def load(path, available_backends):
             if engine == "torch" and not m["bench"]:
                 raise CampaignError(f"{path}: {where}: engine 'torch' needs each model's PyTorch module: model "
                                     f"{m['name']!r} is a file (give it as bench = NAME)")
+            if engine == "ort" and m["file"] and not m["file"].endswith(".onnx"):
+                raise CampaignError(f"{path}: {where}: engine 'ort' needs each model's file to be ONNX (.onnx): model "
+                                    f"{m['name']!r} is {m['file']}")
             if engine in ("tflite", "tfjs") and engine not in m:
                 raise CampaignError(f"{path}: {where}: engine {engine!r} needs each model's {engine} file: model "
                                     f"{m['name']!r} has none (give {engine} = FILE)")

@@ -185,7 +185,6 @@ def check_data(c):
     numbers, labels (when present) one per item, and the items splitting into the model's batch
     (its first input's leading dim). Benchmark models are checked once exported. Returns "" or the
     first problem, naming the model."""
-    import onnx
     for m in c["models"]:
         if not m["file"]:
             continue  # a benchmark model not exported yet: checked again after prepare_bench
@@ -196,12 +195,9 @@ def check_data(c):
         if y is not None and len(y) != len(x):
             return f"models '{m['name']}': {len(y)} labels for {len(x)} items"
         try:
-            g = onnx.load(m["file"], load_external_data=False).graph
-        except Exception as e:  # onnx raises DecodeError and others
-            return f"models '{m['name']}': {m['file']} is not an ONNX model ({type(e).__name__}: {e})"
-        if not g.input:
-            return f"models '{m['name']}': the model has no inputs"
-        batch = _model_batch(g)
+            _, batch, _ = model_io(m["file"])
+        except ValueError as e:
+            return f"models '{m['name']}': {e}"
         if batch and len(x) % batch:
             return f"models '{m['name']}': {len(x)} items do not split into batches of the model's {batch}"
         for engine in sorted({r["engine"] for r in c["runs"]} & {"tflite", "tfjs"}):
@@ -218,6 +214,31 @@ def _model_batch(graph):
     """The leading dim of the model's first input, or 0 when it is not a fixed size."""
     dims = graph.input[0].type.tensor_type.shape.dim
     return dims[0].dim_value if dims and dims[0].dim_value > 0 else 0
+
+
+def model_io(path):
+    """(first input's name, its leading dim or 0 when not a fixed size, first output's name) of a
+    model file: an ONNX file (.onnx) read with onnx; any other format tare reads (a .tflite, a TF.js
+    model.json, a .tare) through the tare module. Raises ValueError naming the file's problem."""
+    if path.endswith(".onnx"):
+        import onnx
+        try:
+            g = onnx.load(path, load_external_data=False).graph
+        except Exception as e:  # onnx raises DecodeError and others
+            raise ValueError(f"{path} is not an ONNX model ({type(e).__name__}: {e})") from None
+        if not g.input or not g.output:
+            raise ValueError("the model has no inputs" if not g.input else "the model has no outputs")
+        return g.input[0].name, _model_batch(g), g.output[0].name
+    import tare  # the tare module (python/): built next to the CLI
+    try:
+        s = tare.Session(path, backends="ref")
+    except tare.Error as e:
+        raise ValueError(f"{path} cannot be read by tare ({e})") from None
+    if not s.inputs or not s.outputs:
+        raise ValueError("the model has no inputs" if not s.inputs else "the model has no outputs")
+    first = s.inputs[0]
+    batch = first.shape[0] if first.shape and isinstance(first.shape[0], int) and first.shape[0] > 0 else 0
+    return first.name, batch, s.outputs[0].name
 
 
 def _batches(x, batch):
@@ -248,9 +269,7 @@ def _outputs(task, out_dir):
         chunk = len(x) if r["engine"] == "tflite" else 1000  # TF.js: bounded memory per process
         outs = [_js_outputs(r["engine"], m[r["engine"]], x[i:i + chunk], transpose) for i in range(0, len(x), chunk)]
     else:
-        import onnx
-        g = onnx.load(m["file"]).graph
-        batch = _model_batch(g) or len(x)
+        batch = model_io(m["file"])[1] or len(x)
         outs = []
         with tempfile.TemporaryDirectory() as tmp:
             for i, b in enumerate(_batches(x, batch)):
@@ -397,14 +416,13 @@ def timing(task, tare_exe):
     utilization and peak RSS (bytes)."""
     m, r, meas = task["model"], task["run"], task["measure"]
     x, _ = load_items(m)
-    import onnx
-    g = onnx.load(m["file"]).graph
-    batch = _model_batch(g) or 1
+    input_name, batch, _ = model_io(m["file"])
+    batch = batch or 1
     with tempfile.TemporaryDirectory() as tmp:
         inp = os.path.join(tmp, "input.npy")
         np.save(inp, x[:batch])
         counts = ["--threads", str(task["threads"]), "--iters", str(meas["iters"]), "--warmup", str(meas["warmup"])]
-        common = counts + ["--input", f"{g.input[0].name}={inp}"]
+        common = counts + ["--input", f"{input_name}={inp}"]
         js = os.path.join(tmp, "bench.json")
         if r["engine"] == "tare":
             cmd = [tare_exe, "bench", m["file"], "--backend", r["backends"]] + common + ["--json", js]
