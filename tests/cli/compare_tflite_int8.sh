@@ -6,7 +6,8 @@
 #    committed, so the committed model is not regenerated here);
 # 2. tare runs the committed int8 model on each backend within MAX_REL_L2 = 2e-2 of LiteRT.js's
 #    output (expected/Identity.npy), same argmax: LiteRT.js runs the int8 ops through XNNPACK, whose
-#    requantization may differ from TFLite's reference integer arithmetic (tare's) by one code; one
+#    requantization (one rounding) differs from TFLite's reference (two roundings, tare's) by one code
+#    near rounding halves (docs/FINDINGS.md F16); one
 #    output step (0.11) on a few of the 20 logits is a rel L2 of about 1e-2.
 # Usage: compare_tflite_int8.sh TARE CHECK_OUTPUTS TWIN_WRITER LENET5_BN_DIR WORK_DIR BACKENDS (e.g. ref,cpu)
 set -eu
