@@ -11,7 +11,8 @@ from html import escape
 
 _STYLE = ("body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
           "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#eee}td:first-child,th:first-child"
-          "{text-align:left}.zero{color:#070}.some{color:#b00;font-weight:bold}h2{margin-top:1.5em}")
+          "{text-align:left}.zero{color:#070}.some{color:#b00;font-weight:bold}h2{margin-top:1.5em}"
+          "pre{white-space:pre-wrap;overflow-wrap:anywhere}")  # long run labels (file paths) wrap
 
 
 def _num(v, digits):
