@@ -439,3 +439,19 @@ latency = false
     summary = json.loads((out / "report.json").read_text())["compare"]["m"]["summary"]
     line = next(x for x in summary if x.startswith("flips tare-ref vs altered_pool.onnx ref64:"))
     assert "models differ at /pool2/AveragePool" in line, summary
+
+
+def test_the_example_files_load_and_a_tflite_model_file_is_read():
+    # Every committed example is a valid campaign file on this build; example (b)'s int8 .tflite
+    # is read through the tare module (input, its fixed batch of 2, output "Identity").
+    import tare
+    examples = os.path.join(ROOT, "bench", "campaigns")
+    names = sorted(f for f in os.listdir(examples) if f.endswith(".toml"))
+    assert "quantization_lenet5_bn.toml" in names and "frameworks_lenet5_bn.toml" in names
+    for name in names:
+        c = spec.load(os.path.join(examples, name), tare.backends())
+        assert c["models"], name
+    int8 = os.path.join(ROOT, "tests", "models", "lenet5_bn", "tflite_int8", "model.tflite")
+    assert tasks.model_io(int8) == ("input", 2, "Identity")
+    with pytest.raises(ValueError):
+        tasks.model_io(os.path.join(LENET, "input.npy"))
