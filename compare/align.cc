@@ -38,8 +38,9 @@ std::vector<Layer> TracedLayers(const Graph& graph, const std::vector<TraceEntry
     const int m = consumer[static_cast<size_t>(v)];
     if (m < 0) return -1;  // the one use is as a graph output
     const Node& e = graph.nodes[static_cast<size_t>(m)];
-    if (e.domain == "tflite" && e.op == "Dequantize" && e.inputs.size() == 1 && !e.outputs.empty() &&
-        graph.nodes[static_cast<size_t>(producer[static_cast<size_t>(v)])].domain == "tflite") {
+    const int p = producer[static_cast<size_t>(v)];
+    if (e.domain == "tflite" && e.op == "Dequantize" && e.inputs.size() == 1 && !e.outputs.empty() && p >= 0 &&
+        graph.nodes[static_cast<size_t>(p)].domain == "tflite") {
       const TraceEntry* out = traced(e.outputs[0]);
       return out && out->tensor.kind == t.kind && out->tensor.shape == t.shape ? m : -1;
     }
