@@ -265,20 +265,31 @@ Status SummarizeModel(ModelRuns* mr, ModelSummary* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// The start of a verdict on two models' runs: labels, kind and the outputs' distance (`*out`);
+// true when they agree within `threshold` (`*v` is then "same function", `what` naming the outputs).
+bool SameFunction(const std::string& la, const BackendRun& ra, const std::string& lb, const BackendRun& rb, double threshold,
+                  const std::string& what, PairVerdict* v, Result<Metrics>* out) {
+  std::string which;
+  *out = WorstOutput(ra.outputs, rb.outputs, &which);
+  v->a = la;
+  v->b = lb;
+  v->kind = "models";
+  if (out->ok()) v->ref64 = **out;
+  if (!out->ok() || !Within(**out, threshold)) return false;
+  v->verdict = "same function";
+  v->text = la + " vs " + lb + ": same function (" + what + ": rel L2 " + Sci((*out)->rel_l2) + ")";
+  return true;
+}
+
+}  // namespace
+
 PairVerdict JudgeModels(const std::string& la, const Model& ma, const BackendRun& ra, const std::string& lb,
                         const Model& mb, const BackendRun& rb, double threshold, bool with_layers) {
-  std::string which;
-  Result<Metrics> truth = WorstOutput(ra.outputs, rb.outputs, &which);
   PairVerdict v;
-  v.a = la;
-  v.b = lb;
-  v.kind = "models";
-  if (truth.ok()) v.ref64 = *truth;
-  if (truth.ok() && Within(*truth, threshold)) {
-    v.verdict = "same function";
-    v.text = la + " vs " + lb + ": same function (ref64 outputs: rel L2 " + Sci(truth->rel_l2) + ")";
-    return v;
-  }
+  Result<Metrics> truth = Status::Error("not compared");
+  if (SameFunction(la, ra, lb, rb, threshold, "ref64 outputs", &v, &truth)) return v;
   std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
   std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, threshold);
   const int first = FirstDivergence(ma.graph, ra.layers, diffs);
@@ -296,18 +307,9 @@ PairVerdict JudgeModels(const std::string& la, const Model& ma, const BackendRun
 
 PairVerdict JudgeQuantization(const std::string& la, const Model& ma, const BackendRun& ra, const std::string& lb,
                               const Model& mb, const BackendRun& rb, double threshold) {
-  std::string which;
-  Result<Metrics> out = WorstOutput(ra.outputs, rb.outputs, &which);
   PairVerdict v;
-  v.a = la;
-  v.b = lb;
-  v.kind = "models";
-  if (out.ok()) v.ref64 = *out;
-  if (out.ok() && Within(*out, threshold)) {
-    v.verdict = "same function";
-    v.text = la + " vs " + lb + ": same function (outputs: rel L2 " + Sci(out->rel_l2) + ")";
-    return v;
-  }
+  Result<Metrics> out = Status::Error("not compared");
+  if (SameFunction(la, ra, lb, rb, threshold, "outputs", &v, &out)) return v;
   std::vector<AlignedPair> pairs = AlignLayers(ra.layers, rb.layers);
   std::vector<LayerDiff> diffs = CompareLayers(ra.layers, rb.layers, pairs, threshold);
   v.aligned_layers = pairs.size();
