@@ -42,7 +42,7 @@
 // outside the int8 subset.
 //
 // Exit status 0; 1 with one line on stderr for an op outside that subset, a file error, or a
-// CALIB.npy that is missing, unreadable, not float32 or not of the input's item shape.
+// CALIB.npy that is missing, unreadable, not float32, not of the input's item shape, or holds a NaN or inf.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -389,7 +389,7 @@ void Widen(const tare::Tensor& t, std::pair<float, float>* r) {
   }
 }
 
-/// Reads CALIB.npy: float32 [N, C, H, W] with the model input's C, H, W.
+/// Reads CALIB.npy: float32 [N, C, H, W] with the model input's C, H, W, every value finite.
 Result<tare::Tensor> ReadCalib(const std::string& path, const Geometry& geo) {
   Result<tare::Tensor> t = ReadNpy(path);
   if (!t.ok()) return Status::Error("CALIB " + t.status().message());
@@ -400,6 +400,9 @@ Result<tare::Tensor> ReadCalib(const std::string& path, const Geometry& geo) {
   if (t->dtype != DType::kFloat32 || t->shape.size() != 4 || t->shape[0] < 1 || t->shape[1] != geo.c || t->shape[2] != geo.h ||
       t->shape[3] != geo.w)
     return Status::Error("CALIB " + path + " holds " + got + "; the calibration items must be " + want);
+  for (int64_t i = 0; i < t->numel(); ++i)
+    if (!std::isfinite(t->as<float>()[i]))
+      return Status::Error("CALIB " + path + " holds a non-finite value (element " + std::to_string(i) + ")");
   return t;
 }
 

@@ -22,14 +22,26 @@ int64_t ZeroPoint(const tfl::QuantizationParameters& q, size_t i) {
   return flatbuffers::EndianScalar(v);
 }
 
-/// A fused activation as the tflite-domain ops' `activation` attribute (TANH, SIGN_BIT: "NONE").
-std::string ActName(tfl::ActivationFunctionType a) {
+/// A fused activation as the tflite-domain ops' `activation` attribute: RELU, RELU6, RELU_N1_TO_1,
+/// else NONE (TFLite's quantized kernels clamp only for those three; TANH and SIGN_BIT leave the
+/// type's range, as NONE does); a value outside TFLite's enum is refused.
+Result<std::string> ActName(tfl::ActivationFunctionType a) {
   switch (a) {
-    case tfl::ActivationFunctionType::RELU: return "RELU";
-    case tfl::ActivationFunctionType::RELU6: return "RELU6";
-    case tfl::ActivationFunctionType::RELU_N1_TO_1: return "RELU_N1_TO_1";
-    default: return "NONE";
+    case tfl::ActivationFunctionType::RELU: return std::string("RELU");
+    case tfl::ActivationFunctionType::RELU6: return std::string("RELU6");
+    case tfl::ActivationFunctionType::RELU_N1_TO_1: return std::string("RELU_N1_TO_1");
+    case tfl::ActivationFunctionType::NONE:
+    case tfl::ActivationFunctionType::TANH:
+    case tfl::ActivationFunctionType::SIGN_BIT: return std::string("NONE");
+    default: return Status::Error("fused activation " + std::to_string(static_cast<int>(a)) + " is not one of TFLite's");
   }
+}
+
+/// TFLite's Padding as the `padding` attribute; a value other than SAME and VALID is refused.
+Result<std::string> PadName(tfl::Padding p) {
+  if (p == tfl::Padding::SAME) return std::string("SAME");
+  if (p == tfl::Padding::VALID) return std::string("VALID");
+  return Status::Error("padding " + std::to_string(static_cast<int>(p)) + " is neither SAME nor VALID");
 }
 
 }  // namespace
@@ -214,8 +226,12 @@ Status Converter::QConv(const OpArgs& args, QuantOp* q) {
   }
   a["strides"] = IntsAttr({sh, sw});
   a["dilations"] = IntsAttr({dh, dw});
-  a["padding"] = StrAttr(pad == tfl::Padding::SAME ? "SAME" : "VALID");
-  a["activation"] = StrAttr(ActName(act));
+  Result<std::string> pn = PadName(pad);
+  if (!pn.ok()) return Error(pn.status().message());
+  Result<std::string> an = ActName(act);
+  if (!an.ok()) return Error(an.status().message());
+  a["padding"] = StrAttr(*pn);
+  a["activation"] = StrAttr(*an);
   return QuantWeights(in[1], in.size() > 2 ? in[2] : -1, q);
 }
 
@@ -228,7 +244,9 @@ Status Converter::QFullyConnected(const OpArgs& args, QuantOp* q) {
   const auto* o = args.op.builtin_options_as_FullyConnectedOptions();
   const auto act = o ? o->fused_activation_function() : tfl::ActivationFunctionType::NONE;
   if (!Applied(act) && act != tfl::ActivationFunctionType::NONE) return Error("this fused activation is not supported");
-  a["activation"] = StrAttr(ActName(act));
+  Result<std::string> an = ActName(act);
+  if (!an.ok()) return Error(an.status().message());
+  a["activation"] = StrAttr(*an);
   a["keep_num_dims"] = IntAttr(o && o->keep_num_dims() ? 1 : 0);
   q->ir = "QFullyConnected";
   return QuantWeights(in[1], in.size() > 2 ? in[2] : -1, q);
@@ -252,7 +270,9 @@ Status Converter::QAddMul(const OpArgs& args, QuantOp* q) {
     if (o) act = o->fused_activation_function();
     q->ir = "QMul";
   }
-  a["activation"] = StrAttr(ActName(act));
+  Result<std::string> an = ActName(act);
+  if (!an.ok()) return Error(an.status().message());
+  a["activation"] = StrAttr(*an);
   return Status::Ok();
 }
 
@@ -263,8 +283,12 @@ Status Converter::QPool(const OpArgs& args, QuantOp* q) {
   if (!o) return Error("missing Pool2DOptions");
   a["kernel_shape"] = IntsAttr({o->filter_height(), o->filter_width()});
   a["strides"] = IntsAttr({o->stride_h(), o->stride_w()});
-  a["padding"] = StrAttr(o->padding() == tfl::Padding::SAME ? "SAME" : "VALID");
-  a["activation"] = StrAttr(ActName(o->fused_activation_function()));
+  Result<std::string> pn = PadName(o->padding());
+  if (!pn.ok()) return Error(pn.status().message());
+  Result<std::string> an = ActName(o->fused_activation_function());
+  if (!an.ok()) return Error(an.status().message());
+  a["padding"] = StrAttr(*pn);
+  a["activation"] = StrAttr(*an);
   q->ir = args.code == MAX_POOL_2D ? "QMaxPool2D" : "QAveragePool2D";
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 // TFLite shape and layout operators: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION, PAD,
 // GATHER, SLICE, STRIDED_SLICE, PACK, UNPACK, SPLIT, resizes and depth/space -> ONNX-domain ops.
 
+#include <cmath>
 #include <cstdint>
 
 #include "converters/tflite/converter.h"
@@ -141,7 +142,13 @@ Result<int> Converter::QuantPadValue(const OpArgs& args, const std::string& nm) 
   TARE_RETURN_IF_ERROR(QuantAttrs(in[0], "x_scale", "x_zero_point", &q));
   TARE_RETURN_IF_ERROR(QuantAttrs(out[0], "y_scale", "y_zero_point", &q));
   if (q["x_scale"].f != q["y_scale"].f || q["x_zero_point"].i != q["y_zero_point"].i)
-    return Error("quantized PAD: the input and output must have the same scale and zero point");
+    return Error("quantized PAD: the input (tensor " + std::to_string(in[0]) + ": scale " + std::to_string(q["x_scale"].f) +
+                 ", zero point " + std::to_string(q["x_zero_point"].i) + ") and output (tensor " + std::to_string(out[0]) +
+                 ": scale " + std::to_string(q["y_scale"].f) + ", zero point " + std::to_string(q["y_zero_point"].i) +
+                 ") must have the same scale and zero point");
+  if (!(std::isfinite(q["y_scale"].f) && q["y_scale"].f > 0))
+    return Error("quantized PAD: tensor " + std::to_string(out[0]) + " has scale " + std::to_string(q["y_scale"].f) +
+                 "; it must be finite and > 0");
   int64_t code = q["y_zero_point"].i;
   if (args.code == PADV2 && in.size() > 2 && in[2] >= 0) {
     if (!IsConst(in[2]) || !IsQuant(in[2]) || S(in[2]).dtype != S(in[0]).dtype)

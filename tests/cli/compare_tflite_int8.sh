@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The int8 TFLite twin of LeNet-5-BN (tests/models/lenet5_bn/tflite_int8, tare_make_tflite_twin --int8):
-# 1. the writer refuses a bad CALIB.npy (missing, not float32, wrong item shape) with one line on
+# 1. the writer refuses a bad CALIB.npy (missing, not float32, wrong item shape, a NaN) with one line on
 #    stderr and exit status 1, and writes the same bytes twice from the same calibration items
 #    (here the committed input.npy; the fixture's own calibration set, 1000 training images, is not
 #    committed, so the committed model is not regenerated here);
@@ -16,7 +16,8 @@ rm -rf "$WORK"; mkdir -p "$WORK"
 printf 'not a npy file' > "$WORK/junk.npy"
 cp "$FIX/dataset/labels.npy" "$WORK/int64.npy"        # int64 [64]: not float32
 cp "$FIX/expected/logits.npy" "$WORK/shape.npy"       # float32 [2,10]: not [N,1,28,28]
-for bad in missing.npy junk.npy int64.npy shape.npy; do
+/usr/bin/python3 -c "import numpy as np; x = np.zeros((1, 1, 28, 28), np.float32); x[0, 0, 3, 3] = np.nan; np.save('$WORK/nan.npy', x)"
+for bad in missing.npy junk.npy int64.npy shape.npy nan.npy; do
   rc=0
   "$WRITER" "$FIX/model.onnx" "$WORK/bad.tflite" 2 --int8 "$WORK/$bad" > /dev/null 2> "$WORK/err.txt" || rc=$?
   [ "$rc" = 1 ] && [ "$(wc -l < "$WORK/err.txt")" = 1 ] && grep -q '^make_tflite_twin: CALIB ' "$WORK/err.txt" ||

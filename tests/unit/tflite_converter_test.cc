@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "converters/tflite/builtin_ops.h"
+#include "converters/tflite/tflite_builder.h"
 #include "converters/tflite/tflite_converter.h"
 #include "runtime/session.h"
 #include "tests/ops/op_test_util.h"
@@ -97,4 +99,50 @@ TEST_CASE("tflite: malformed files give one clear error") {
   CHECK(ConvertError(Build({{19, "", 1}}, 1, 1u << 30, 16)).find("lies outside the file") != std::string::npos);
   // Control flow subgraphs are refused by name.
   CHECK(ConvertError(Build({{19, "", 1}}, 0, 0, 0, 2)).find("control flow") != std::string::npos);
+}
+
+TEST_CASE("tflite: a padding or fused activation outside TFLite's enums is refused, float and int8") {
+  // CONV_2D 2x2 on [1,4,4,1] (float, or int8 with scales), and AVERAGE_POOL_2D: each with one bad
+  // enum value, which TFLite's flatbuffer accepts but no kernel defines.
+  const auto bad_pad = static_cast<tfl::Padding>(7);
+  const auto bad_act = static_cast<tfl::ActivationFunctionType>(9);
+  auto conv = [&](bool int8, tfl::Padding pad, tfl::ActivationFunctionType act) {
+    tflite::ModelBuilder b;
+    auto q = [&](float s) {
+      const std::vector<float> sc = {s};
+      const std::vector<int64_t> zp = {0};
+      const auto sv = b.fbb().CreateVector(sc);
+      const auto zv = b.fbb().CreateVector(zp);
+      return tfl::CreateQuantizationParameters(b.fbb(), 0, 0, sv, zv);
+    };
+    const tfl::TensorType tt = int8 ? tfl::TensorType::INT8 : tfl::TensorType::FLOAT32;
+    const int xf = b.Input("xf", {1, 4, 4, 1});
+    int x = xf;
+    if (int8) {
+      x = b.Act("x", {1, 4, 4, 1}, tt, q(0.5f));
+      b.Op(tflite::QUANTIZE, 1, {xf}, {x});
+    }
+    const std::vector<int8_t> w8(4, 1);
+    const std::vector<int32_t> b32(1, 0);
+    const int w = int8 ? b.ConstBytes("w", {1, 2, 2, 1}, tt, w8.data(), 4, q(0.25f)) : b.ConstF("w", {1, 2, 2, 1}, {1, 1, 1, 1});
+    const int bias = int8 ? b.ConstBytes("b", {1}, tfl::TensorType::INT32, b32.data(), 4, q(0.125f)) : b.ConstF("b", {1}, {0});
+    const int y = b.Act("y", {1, 3, 3, 1}, tt, int8 ? q(1.0f) : 0);
+    const auto opt = tfl::CreateConv2DOptions(b.fbb(), pad, 1, 1, act);
+    b.Op(tflite::CONV_2D, int8 ? 3 : 1, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, opt.Union());
+    b.Output(y);
+    return ConvertError(b.Finish("enums"));
+  };
+  CHECK(conv(false, tfl::Padding::VALID, tfl::ActivationFunctionType::NONE).empty());
+  CHECK(conv(false, bad_pad, tfl::ActivationFunctionType::NONE).find("padding 7 is neither SAME nor VALID") != std::string::npos);
+  CHECK(conv(false, tfl::Padding::VALID, bad_act).find("fused activation 9") != std::string::npos);
+  CHECK(conv(true, tfl::Padding::VALID, tfl::ActivationFunctionType::RELU).empty());
+  CHECK(conv(true, bad_pad, tfl::ActivationFunctionType::NONE).find("padding 7 is neither SAME nor VALID") != std::string::npos);
+  CHECK(conv(true, tfl::Padding::VALID, bad_act).find("fused activation 9 is not one of TFLite's") != std::string::npos);
+  tflite::ModelBuilder b;
+  const int x = b.Input("x", {1, 4, 4, 1});
+  const int y = b.Act("y", {1, 2, 2, 1});
+  const auto opt = tfl::CreatePool2DOptions(b.fbb(), bad_pad, 2, 2, 2, 2);
+  b.Op(tflite::AVERAGE_POOL_2D, 1, {x}, {y}, tfl::BuiltinOptions::Pool2DOptions, opt.Union());
+  b.Output(y);
+  CHECK(ConvertError(b.Finish("pool")).find("padding 7 is neither SAME nor VALID") != std::string::npos);
 }
