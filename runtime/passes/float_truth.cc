@@ -234,6 +234,11 @@ class Rewriter {
     TARE_RETURN_IF_ERROR(CheckQuant(wq, g_.values[w].dtype, n_.Where() + " weights '" + g_.values[w].name + "'"));
     Shape s;
     if (scales.size() > 1) {
+      // One scale per channel along `axis` (as ref's kernels check it, named the same way).
+      const Shape ws = DeclaredShape(w);
+      if (ws.size() == rank && ws[axis] != static_cast<int64_t>(scales.size()))
+        return Error("'w_scales' has " + std::to_string(scales.size()) + " values; expected 1 or one per output channel (" +
+                     std::to_string(ws[axis]) + ")");
       s.assign(rank, 1);
       s[axis] = static_cast<int64_t>(scales.size());
     }
