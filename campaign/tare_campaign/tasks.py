@@ -293,12 +293,17 @@ def _outputs(task, out_dir):
 
 def _js_input_shape(engine, model_file):
     """The first input's shape a .tflite (tflite_run.js --inspect) or a TF.js layers model.json
-    (its first layer's batch_input_shape) declares, or None (then items go as they are)."""
+    (its first layer's batch_input_shape) declares, or None (then items go as they are). Raises
+    ValueError with LiteRT.js's message when it cannot read the .tflite."""
+    if engine == "tflite":
+        p = subprocess.run(["node", os.path.join(ROOT, "bench", "peers", "tflite_run.js"), model_file, "--inspect"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            lines = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+            raise ValueError("LiteRT.js cannot read it: " + (lines[-1] if lines else f"exit status {p.returncode}"))
     try:
         if engine == "tflite":
-            p = subprocess.run(["node", os.path.join(ROOT, "bench", "peers", "tflite_run.js"), model_file, "--inspect"],
-                               capture_output=True, text=True)
-            return json.loads(p.stdout)["inputs"][0]["shape"] if p.returncode == 0 else None
+            return json.loads(p.stdout)["inputs"][0]["shape"]
         with open(model_file) as fh:
             layers = json.load(fh)["modelTopology"]["config"]["layers"]
         cfg = layers[0]["config"]
@@ -311,7 +316,10 @@ def _js_layout(engine, model_file, items_shape):
     """(the file's input shape or None, whether NCHW items go in transposed to NHWC, "" or why the
     items do not fit): items fit as they are, or as the NHWC transpose of NCHW items; a file whose
     shape cannot be read takes them as they are (its engine then says what is wrong)."""
-    want = _js_input_shape(engine, model_file)
+    try:
+        want = _js_input_shape(engine, model_file)
+    except ValueError as e:
+        return None, False, f"its {engine} file {model_file}: {e}"
     if not want or len(want) != len(items_shape):
         return want, False, ""
     item = list(items_shape[1:])

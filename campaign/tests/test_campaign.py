@@ -455,3 +455,26 @@ def test_the_example_files_load_and_a_tflite_model_file_is_read():
     assert tasks.model_io(int8) == ("input", 2, "Identity")
     with pytest.raises(ValueError):
         tasks.model_io(os.path.join(LENET, "input.npy"))
+
+
+def test_a_tflite_file_litertjs_cannot_read_is_named_before_any_task(tmp_path):
+    # The TFLite twin cut in half: LiteRT.js's own message, naming the file, before any task.
+    with open(os.path.join(BN, "tflite_twin", "model.tflite"), "rb") as f:
+        data = f.read()
+    bad = tmp_path / "cut.tflite"
+    bad.write_bytes(data[:len(data) // 2])
+    text = f"""
+name = "cut"
+[[models]]
+name = "m"
+file = "{BN}/model.onnx"
+inputs = "npy:{BN}/dataset"
+tflite = "{bad}"
+[[runs]]
+engine = "tflite"
+[measure]
+latency = false
+"""
+    p, out = run_serial(tmp_path, text)
+    assert p.returncode == 1 and f"its tflite file {bad}: LiteRT.js cannot read it" in p.stderr, p.stderr
+    assert not (out / "results").exists()
