@@ -26,18 +26,54 @@ __m256i Mask8(size_t nvalid, size_t lo) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
-/// 8 floats at p, lanes m (Full: all, by plain moves: AMD Zen microcodes vmaskmovps, and its store
-/// form costs many times a plain store).
-template <bool Full>
-inline __m256 Ld8(const float* p, __m256i m) {
-  if constexpr (Full) return _mm256_loadu_ps(p);
-  else return _mm256_maskload_ps(p, m);
-}
-template <bool Full>
-inline void St8(float* p, __m256 v, __m256i m) {
-  if constexpr (Full) _mm256_storeu_ps(p, v);
-  else _mm256_maskstore_ps(p, m, v);
-}
+/// 8 lanes for the tile loop, dwconv_impl.h and vmath_impl.h; the tail through maskload/maskstore.
+struct V8 {
+  using T = __m256;
+  using Mask = __m256i;
+  static constexpr size_t kW = 8;
+  static Mask MaskOf(size_t left) { return Mask8(left, 0); }
+  static T Load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void Store(float* p, T v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  /// A whole vector: plain moves (AMD Zen's vmaskmovps store is microcoded, many times slower).
+  static T LoadU(const float* p) { return _mm256_loadu_ps(p); }
+  static void StoreU(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T Set1(float v) { return _mm256_set1_ps(v); }
+  static T Clamp(T v, T lo, T hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
+  using Cmp = __m256;
+  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T Div(T a, T b) { return _mm256_div_ps(a, b); }
+  /// 1 / d for d in [1, 2]: the 12-bit estimate and two Newton steps (about 1 ULP).
+  static T Recip(T d) {
+    const T one = _mm256_set1_ps(1.0f);
+    T r = _mm256_rcp_ps(d);
+    r = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
+    return _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
+  }
+  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T Fnma(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
+  static T Abs(T a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+  static T Round(T a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  /// 2^k for integral k in [-126, 127], exact.
+  static T Pow2(T k) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
+  }
+  /// p * 2^n for integral n in [-150, 0]: p * 2^max(n, -126) (exact, normal), then * 2^(n - that)
+  /// (in [-24, 0]): one rounding, into the denormals, as AVX-512's scalef.
+  /// Lanes that all have n >= -126 (the common case) take one product, the same bits.
+  static T Scale2(T p, T n) {
+    const T lo = _mm256_set1_ps(-126.0f);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(n, lo, _CMP_LT_OQ)) == 0) return _mm256_mul_ps(p, Pow2(n));
+    const T n1 = _mm256_max_ps(n, lo);
+    return _mm256_mul_ps(_mm256_mul_ps(p, Pow2(n1)), Pow2(_mm256_sub_ps(n, n1)));
+  }
+  static Cmp Less(T a, T b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static Cmp IsNan(T a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+  /// m ? a : b per lane.
+  static T Blend(Cmp m, T a, T b) { return _mm256_blendv_ps(b, a, m); }
+};
 
 #define TARE_INIT_ROW2(i)                                                       \
   __m256 acc##i##0, acc##i##1;                                                  \
@@ -46,8 +82,8 @@ inline void St8(float* p, __m256 v, __m256i m) {
     acc##i##1 = _mm256_loadu_ps(k.bias + col + 8);                              \
   } else {                                                                      \
     const float* yr = k.y + (p0 + (i < rows ? i : 0)) * k.ystride + col;        \
-    acc##i##0 = Ld8<Full>(yr, m0);                                              \
-    acc##i##1 = Ld8<Full>(yr + 8, m1);                                          \
+    acc##i##0 = vmath_impl::Ld<V8, Full>(yr, m0);                               \
+    acc##i##1 = vmath_impl::Ld<V8, Full>(yr + 8, m1);                           \
   }
 
 #define TARE_FMA_ROW2(i)                              \
@@ -59,10 +95,10 @@ inline void St8(float* p, __m256 v, __m256i m) {
 
 #define TARE_FINISH2(v, off, m)                                                              \
   if (last) {                                                                                \
-    if (k.res) v = _mm256_add_ps(v, Ld8<Full>(k.res + rroff + col + off, m));                \
+    if (k.res) v = _mm256_add_ps(v, vmath_impl::Ld<V8, Full>(k.res + rroff + col + off, m)); \
     v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(k.lo)), _mm256_set1_ps(k.hi));         \
   }                                                                                          \
-  St8<Full>(k.y + roff + col + off, v, m);
+  vmath_impl::St<V8, Full>(k.y + roff + col + off, v, m);
 
 #define TARE_STORE_ROW2(i)                     \
   if (i < rows) {                              \
@@ -113,58 +149,6 @@ void GemmConvAvx2(const GemmConvTask& k) {
   }
 }
 
-namespace {
-
-/// 8 lanes for dwconv_impl.h and vmath_impl.h; the tail through maskload/maskstore.
-struct V8 {
-  using T = __m256;
-  using Mask = __m256i;
-  static constexpr size_t kW = 8;
-  static Mask MaskOf(size_t left) { return Mask8(left, 0); }
-  static T Load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-  static void Store(float* p, T v, Mask m) { _mm256_maskstore_ps(p, m, v); }
-  /// A whole vector: plain moves (AMD Zen's vmaskmovps store is microcoded, many times slower).
-  static T LoadU(const float* p) { return _mm256_loadu_ps(p); }
-  static void StoreU(float* p, T v) { _mm256_storeu_ps(p, v); }
-  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
-  static T Set1(float v) { return _mm256_set1_ps(v); }
-  static T Clamp(T v, T lo, T hi) { return _mm256_min_ps(_mm256_max_ps(v, lo), hi); }
-  using Cmp = __m256;
-  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
-  static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
-  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
-  static T Div(T a, T b) { return _mm256_div_ps(a, b); }
-  /// 1 / d for d in [1, 2]: the 12-bit estimate and two Newton steps (about 1 ULP).
-  static T Recip(T d) {
-    const T one = _mm256_set1_ps(1.0f);
-    T r = _mm256_rcp_ps(d);
-    r = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
-    return _mm256_fmadd_ps(r, _mm256_fnmadd_ps(d, r, one), r);
-  }
-  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
-  static T Fnma(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
-  static T Abs(T a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
-  static T Round(T a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  /// 2^k for integral k in [-126, 127], exact.
-  static T Pow2(T k) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
-  }
-  /// p * 2^n for integral n in [-150, 0]: p * 2^max(n, -126) (exact, normal), then * 2^(n - that)
-  /// (in [-24, 0]): one rounding, into the denormals, as AVX-512's scalef.
-  /// Lanes that all have n >= -126 (the common case) take one product, the same bits.
-  static T Scale2(T p, T n) {
-    const T lo = _mm256_set1_ps(-126.0f);
-    if (_mm256_movemask_ps(_mm256_cmp_ps(n, lo, _CMP_LT_OQ)) == 0) return _mm256_mul_ps(p, Pow2(n));
-    const T n1 = _mm256_max_ps(n, lo);
-    return _mm256_mul_ps(_mm256_mul_ps(p, Pow2(n1)), Pow2(_mm256_sub_ps(n, n1)));
-  }
-  static Cmp Less(T a, T b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
-  static Cmp IsNan(T a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
-  /// m ? a : b per lane.
-  static T Blend(Cmp m, T a, T b) { return _mm256_blendv_ps(b, a, m); }
-};
-
-}  // namespace
 
 void DwConvAvx2(const DwConvTask& task) { dw_impl::Rows<V8>(task); }
 

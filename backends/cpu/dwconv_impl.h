@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "backends/cpu/isa_kernels.h"
+#include "backends/cpu/vmath_impl.h"
 
 namespace tare::cpu::dw_impl {
 
@@ -27,19 +28,6 @@ inline void TapRange(size_t o, size_t stride, size_t dil, size_t pad, size_t k, 
   }
 }
 
-/// A vector at p: lanes m (Full: all of them, by a plain load; on AMD Zen a masked AVX2 move is
-/// many times slower).
-template <class V, bool Full>
-inline typename V::T Ld(const float* p, typename V::Mask m) {
-  if constexpr (Full) return V::LoadU(p);
-  else return V::Load(p, m);
-}
-template <class V, bool Full>
-inline void St(float* p, typename V::T v, typename V::Mask m) {
-  if constexpr (Full) V::StoreU(p, v);
-  else V::Store(p, v, m);
-}
-
 /// P pixels (ox .. ox + P - 1 of row oy) sharing the kernel columns [kx0, kx1), channels [cb, cb + W)
 /// (Full: all W channels exist).
 template <class V, int P, bool Full>
@@ -49,20 +37,20 @@ inline void Pixels(const DwConvTask& k, size_t img, size_t oy, size_t ox, size_t
   // Everything the loops read is a local (the task's fields were reloaded at every tap).
   const size_t C = k.C, px = s.sw * C, dx = s.dw * C, kn = kx1 - kx0;
   typename V::T acc[P];
-  const typename V::T b = Ld<V, Full>(k.bias + cb, m);
+  const typename V::T b = vmath_impl::Ld<V, Full>(k.bias + cb, m);
   for (int p = 0; p < P; ++p) acc[p] = b;
   for (size_t ky = ky0; ky < ky1; ++ky) {
     const size_t iy = oy * s.sh + ky * s.dh - s.pt;
     const float* xp = k.x + ((img * s.ih + iy) * s.iw + ox * s.sw + kx0 * s.dw - s.pl) * C + cb;
     const float* wp = k.w + (ky * s.kw + kx0) * C + cb;
     for (size_t t = 0; t < kn; ++t, xp += dx, wp += C) {
-      const typename V::T wv = Ld<V, Full>(wp, m);
-      for (int p = 0; p < P; ++p) acc[p] = V::Fma(Ld<V, Full>(xp + p * px, m), wv, acc[p]);
+      const typename V::T wv = vmath_impl::Ld<V, Full>(wp, m);
+      for (int p = 0; p < P; ++p) acc[p] = V::Fma(vmath_impl::Ld<V, Full>(xp + p * px, m), wv, acc[p]);
     }
   }
   const typename V::T lo = V::Set1(s.lo), hi = V::Set1(s.hi);
   float* y = k.y + ((img * s.oh + oy) * s.ow + ox) * k.ystride + cb;
-  for (int p = 0; p < P; ++p) St<V, Full>(y + p * k.ystride, V::Clamp(acc[p], lo, hi), m);
+  for (int p = 0; p < P; ++p) vmath_impl::St<V, Full>(y + p * k.ystride, V::Clamp(acc[p], lo, hi), m);
 }
 
 template <class V>
@@ -82,12 +70,12 @@ void Rows(const DwConvTask& k) {
         TapRange(ox + p, s.sw, s.dw, s.pl, s.kw, s.iw, &a, &b);
         four = a == kx0 && b == kx1;
       }
+      // Every tap in the padding: the bias alone (an empty tap range).
+      const bool none = ky0 >= ky1 || kx0 >= kx1;
+      const size_t y0 = none ? 0 : ky0, y1 = none ? 0 : ky1, x0 = none ? 0 : kx0, x1 = none ? 0 : kx1;
       for (size_t cb = 0; cb < k.C; cb += V::kW) {
         const typename V::Mask m = V::MaskOf(k.C - cb);
         const bool full = k.C - cb >= V::kW;
-        // Every tap in the padding: the bias alone (an empty tap range).
-        const bool none = ky0 >= ky1 || kx0 >= kx1;
-        const size_t y0 = none ? 0 : ky0, y1 = none ? 0 : ky1, x0 = none ? 0 : kx0, x1 = none ? 0 : kx1;
         if (four && full) Pixels<V, 4, true>(k, img, oy, ox, y0, y1, x0, x1, cb, m);
         else if (four) Pixels<V, 4, false>(k, img, oy, ox, y0, y1, x0, x1, cb, m);
         else if (full) Pixels<V, 1, true>(k, img, oy, ox, y0, y1, x0, x1, cb, m);

@@ -50,6 +50,20 @@ inline typename V::T Silu(typename V::T x) {
   return V::Mul(x, Sigmoid<V>(x));
 }
 
+/// A vector at p: lanes m, or (Full) all of them by a plain load; AMD Zen microcodes AVX2's masked
+/// moves (vmaskmovps), whose store form costs many times a plain store.
+template <class V, bool Full>
+inline typename V::T Ld(const float* p, typename V::Mask m) {
+  if constexpr (Full) return V::LoadU(p);
+  else return V::Load(p, m);
+}
+/// The store of Ld.
+template <class V, bool Full>
+inline void St(float* p, typename V::T v, typename V::Mask m) {
+  if constexpr (Full) V::StoreU(p, v);
+  else V::Store(p, v, m);
+}
+
 /// y[i] = F(x[i]) for i < n, a vector at a time (plain loads and stores), the tail masked (F:
 /// Sigmoid<V> or Silu<V>).
 template <class V, typename V::T (*F)(typename V::T)>
