@@ -30,7 +30,11 @@ bool GemmConv::Worth(const GemmConvShape& s) {
   // strips must be 60% full and K >= 16. Measured on an AMD EPYC Zen 3 (one thread), against the
   // AVX-512 rule: ResNet-20 4.3 -> 2.0-2.8 ms (its 16- and 32-channel layers), MobileNetV2 13.0-13.3
   // -> 10.8-11.6 ms, EfficientNet-B0 22.1-22.9 -> 19.9-20.1 ms; K >= 8 or 80% fill was slower.
+  // Also on AVX2, fewer output pixels (Gemm rows) than a tile's 6, e.g. a classifier at batch 1,
+  // go to XNNPACK: the tile would compute 6 rows for one (Zen 3 at batch 1: MobileNetV2 11.4-12.1
+  // -> 10.9-11.1 ms, EfficientNet-B0 20.2-21.4 -> 19.4-19.8 ms). Not measured on AVX-512.
   const bool avx512 = CpuIsa() == Isa::kAvx512;
+  if (!avx512 && s.n * s.oh * s.ow < kMR) return false;
   const size_t width = avx512 ? kNR : 16, min_k = avx512 ? 32 : 16, fill_of_5 = avx512 ? 4 : 3;
   const size_t blocks = (s.og + width - 1) / width;
   return s.cg * s.kh * s.kw >= min_k && s.og * 5 >= blocks * width * fill_of_5;

@@ -16,7 +16,6 @@
 
 #include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/eigen_kernels.h"
-#include "backends/cpu/isa.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -109,11 +108,7 @@ Status AddFullyConnected(Compiler& c, const Node& n, int a, int y0, size_t K, si
   gs.og = N;
   gs.lo = cl.lo;
   gs.hi = cl.hi;
-  // On AVX2, fewer rows than a tile's 6 (a classifier at batch 1) go to XNNPACK: the tile would
-  // compute 6 rows for one (measured on Zen 3 at batch 1: MobileNetV2 11.4-12.1 -> 10.9-11.1 ms,
-  // EfficientNet-B0 20.2-21.4 -> 19.4-19.8 ms). Not measured on AVX-512, which keeps its rule.
-  const bool few_rows = CpuIsa() == Isa::kAvx2 && rows < 6;
-  Result<std::function<Status()>> fast = GemmConv::Available() && GemmConv::Worth(gs) && !few_rows
+  Result<std::function<Status()>> fast = GemmConv::Available() && GemmConv::Worth(gs)
                                              ? GemmFcStep(c, n, gs, w, in_out, bias, ap, yp)
                                              : XnnFcStep(c, n, K, N, w, in_out, bias, cl, rows, ap, yp);
   if (!fast.ok()) return fast.status();
