@@ -187,18 +187,18 @@ Accuracy AccuracyOf(const RunPred& r, const DataSet& ds, int64_t n) {
   return a;
 }
 
+FlipAttributor::FlipAttributor(const std::vector<DsModel>& models, const DataSet& ds, double threshold)
+    : models_(models), ds_(ds), threshold_(threshold) {
+  for (const DsModel& dm : models_) quantized_.push_back(HasTfliteQuantOps(dm.model->graph));
+}
+
 Result<std::string> FlipAttributor::operator()(const RunPred& ra, const RunPred& rb, int64_t item) {
   const bool framework = ra.kind == "framework" || rb.kind == "framework";
   const std::string same = framework ? "framework computing difference" : "kernel noise floor";
   // The backend each side is traced on: a float model's ref64; a quantized model's ref64 for its
   // ref64 run (the float truth), else ref (TFLite's integer arithmetic, for tare's integer runs
   // and a framework's alike).
-  auto quantized = [&](size_t m) {
-    if (quantized_.empty())
-      for (const DsModel& dm : models_) quantized_.push_back(HasTfliteQuantOps(dm.model->graph));
-    return quantized_[m] != 0;
-  };
-  const bool qa = quantized(ra.model), qb = quantized(rb.model);
+  const bool qa = quantized_[ra.model] != 0, qb = quantized_[rb.model] != 0;
   const std::string ba = qa && ra.kind != "ref64" ? "ref" : "ref64", bb = qb && rb.kind != "ref64" ? "ref" : "ref64";
   if (ra.model == rb.model && ba == bb) return same;
   auto key = std::make_tuple(ra.model, ba, rb.model, bb, item);

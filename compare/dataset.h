@@ -105,8 +105,7 @@ Accuracy AccuracyOf(const RunPred& r, const DataSet& ds, int64_t n);
 class FlipAttributor {
  public:
   /// `models` and `ds` must outlive the attributor.
-  FlipAttributor(const std::vector<DsModel>& models, const DataSet& ds, double threshold)
-      : models_(models), ds_(ds), threshold_(threshold) {}
+  FlipAttributor(const std::vector<DsModel>& models, const DataSet& ds, double threshold);
   /// The attribution of a flip of `item` between `ra` and `rb`: "kernel noise floor" or "framework
   /// computing difference" (a framework involved) when they are runs of one model or of two models
   /// that compute the same function on the item, else the models' verdict ("models differ at ...",
@@ -123,7 +122,7 @@ class FlipAttributor {
   const std::vector<DsModel>& models_;
   const DataSet& ds_;
   double threshold_;
-  std::vector<char> quantized_;  ///< per model: has TFLite quantized ops (filled on first use)
+  std::vector<char> quantized_;  ///< per model: has TFLite quantized ops
   std::map<std::tuple<size_t, std::string, size_t, std::string, int64_t>, std::string> judged_;
 };
 

@@ -59,7 +59,7 @@ def cmd_run(a):
         for v in m["variants"]:
             p = subprocess.run([_tare_exe(), "inspect", v], capture_output=True, text=True)
             if p.returncode != 0:
-                why = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1].removeprefix("tare: error: ")
+                why = T.failure_reason(p.stderr, p.returncode)
                 print(f"tare campaign: error: {a.file}: models '{m['name']}': variant {v} cannot be read: {why}", file=sys.stderr)
                 return 1
     missing = [] if a.scheduler else spec.pin_cpus_missing(c, os.sched_getaffinity(0))

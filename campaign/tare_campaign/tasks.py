@@ -172,7 +172,7 @@ def load_items(model):
     return x, y
 
 
-def _why(stderr, code):
+def failure_reason(stderr, code):
     """A failed tool's reason: its first line that says error (a node.js stack's first line), else
     its last line, without a leading 'tare: error:' of its own."""
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
@@ -278,7 +278,7 @@ def _outputs(task, out_dir):
                 p = subprocess.run(["node", os.path.join(ROOT, "bench", "study", "ort.js"), "--run", m["file"], src, dst],
                                    capture_output=True, text=True)
                 if p.returncode != 0:
-                    raise RuntimeError("ort.js: " + _why(p.stderr, p.returncode))
+                    raise RuntimeError("ort.js: " + failure_reason(p.stderr, p.returncode))
                 outs.append(np.load(dst).astype(np.float32))
     logits = np.concatenate(outs).reshape(len(x), -1)
     os.makedirs(out_dir, exist_ok=True)
@@ -299,8 +299,7 @@ def _js_input_shape(engine, model_file):
         p = subprocess.run(["node", os.path.join(ROOT, "bench", "peers", "tflite_run.js"), model_file, "--inspect"],
                            capture_output=True, text=True)
         if p.returncode != 0:
-            lines = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
-            raise ValueError("LiteRT.js cannot read it: " + (lines[-1] if lines else f"exit status {p.returncode}"))
+            raise ValueError("LiteRT.js cannot read it: " + failure_reason(p.stderr, p.returncode))
     try:
         if engine == "tflite":
             return json.loads(p.stdout)["inputs"][0]["shape"]
@@ -345,7 +344,7 @@ def _js_outputs(engine, model_file, x, transpose):
             cmd = ["node", os.path.join(peers, "tfjs_run.js"), model_file, "--out", out, src]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
-            raise RuntimeError(f"{os.path.basename(cmd[1])}: " + _why(p.stderr, p.returncode))
+            raise RuntimeError(f"{os.path.basename(cmd[1])}: " + failure_reason(p.stderr, p.returncode))
         first = [f for f in os.listdir(out) if f.startswith("0_") or f == "output_0.npy"]
         if len(first) != 1:
             raise RuntimeError(f"{os.path.basename(cmd[1])} wrote no single first output in {sorted(os.listdir(out))}")
@@ -441,7 +440,7 @@ def timing(task, tare_exe):
         pin = meas.get("pin", {}).get(str(task["threads"]))
         code, out, err, wall, cpu, rss = _timed_child((["taskset", "-c", pin] if pin else []) + cmd, env=_child_env())
         if code != 0:  # taskset's own failure (CPUs this machine lacks) is on stderr too
-            raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + _why(err, code))
+            raise RuntimeError(f"{os.path.basename(cmd[0] if r['engine'] == 'tare' else cmd[1])}: " + failure_reason(err, code))
         if r["engine"] == "tare":
             with open(js) as f:
                 b = json.load(f)

@@ -183,6 +183,7 @@ class Converter {
   Status Concatenation(const OpArgs& args);
   Status Pad(const OpArgs& args);
   Result<int> QuantPadValue(const OpArgs& args, const std::string& nm);
+  Result<std::string> QuantActivation(tfl::ActivationFunctionType a) const;
   Status Gather(const OpArgs& args);
   Status Slice(const OpArgs& args);
   Status StridedSlice(const OpArgs& args);
@@ -220,6 +221,11 @@ class Converter {
   std::string TName(int t) const;
   std::string Where() const { return "operator " + std::to_string(op_index_) + " (" + op_label_ + ")"; }
   Status Error(const std::string& msg) const { return Status::Error(file_ + ": " + Where() + ": " + msg); }
+  /// Ok for TFLite's SAME and VALID padding; any other value of the enum is refused (Error).
+  Status CheckPadding(tfl::Padding p) const {
+    if (p == tfl::Padding::SAME || p == tfl::Padding::VALID) return Status::Ok();
+    return Error("padding " + std::to_string(static_cast<int>(p)) + " is neither SAME nor VALID");
+  }
 
   const uint8_t* data_;
   size_t size_;

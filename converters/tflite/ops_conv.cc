@@ -40,8 +40,7 @@ Status Converter::Conv(const OpArgs& args) {
     group = cin / wi;
   }
   if (sh < 1 || sw < 1 || dh < 1 || dw < 1) return Error("strides and dilations must be >= 1");
-  if (pad != tfl::Padding::SAME && pad != tfl::Padding::VALID)
-    return Error("padding " + std::to_string(static_cast<int>(pad)) + " is neither SAME nor VALID");
+  TARE_RETURN_IF_ERROR(CheckPadding(pad));
   // Weights: CONV_2D OHWI -> OIHW; DEPTHWISE [1, KH, KW, C*M] -> [C*M, 1, KH, KW].
   const std::vector<int64_t> wperm = depthwise ? std::vector<int64_t>{3, 0, 1, 2} : kToNchw;
   int wv;
@@ -77,8 +76,7 @@ Status Converter::TransposeConv(const OpArgs& args) {
   if (in.size() < 3 || out.size() != 1) return Error("expects inputs (output_shape, weights, input[, bias]) and one output");
   const auto* o = op.builtin_options_as_TransposeConvOptions();
   if (!o) return Error("missing TransposeConvOptions");
-  if (o->padding() != tfl::Padding::SAME && o->padding() != tfl::Padding::VALID)
-    return Error("padding " + std::to_string(static_cast<int>(o->padding())) + " is neither SAME nor VALID");
+  TARE_RETURN_IF_ERROR(CheckPadding(o->padding()));
   return ConvTransposeNode(in[2], in[1], in.size() > 3 ? in[3] : -1, out[0], o->stride_h(), o->stride_w(),
                            o->padding() == tfl::Padding::SAME, o->fused_activation_function());
 }
@@ -155,8 +153,7 @@ Status Converter::Pool(const OpArgs& args) {
   if (!o) return Error("missing Pool2DOptions");
   if (o->stride_h() < 1 || o->stride_w() < 1 || o->filter_height() < 1 || o->filter_width() < 1)
     return Error("strides and filter sizes must be >= 1");
-  if (o->padding() != tfl::Padding::SAME && o->padding() != tfl::Padding::VALID)
-    return Error("padding " + std::to_string(static_cast<int>(o->padding())) + " is neither SAME nor VALID");
+  TARE_RETURN_IF_ERROR(CheckPadding(o->padding()));
   TARE_ASSIGN_OR_RETURN(int xv, Nchw(in[0]));
   const auto act = o->fused_activation_function();
   const int core = OutValue(out[0], true, act);

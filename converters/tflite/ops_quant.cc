@@ -22,10 +22,12 @@ int64_t ZeroPoint(const tfl::QuantizationParameters& q, size_t i) {
   return flatbuffers::EndianScalar(v);
 }
 
+}  // namespace
+
 /// A fused activation as the tflite-domain ops' `activation` attribute: RELU, RELU6, RELU_N1_TO_1,
 /// else NONE (TFLite's quantized kernels clamp only for those three; TANH and SIGN_BIT leave the
-/// type's range, as NONE does); a value outside TFLite's enum is refused.
-Result<std::string> ActName(tfl::ActivationFunctionType a) {
+/// type's range, as NONE does); a value outside TFLite's enum is refused (Error).
+Result<std::string> Converter::QuantActivation(tfl::ActivationFunctionType a) const {
   switch (a) {
     case tfl::ActivationFunctionType::RELU: return std::string("RELU");
     case tfl::ActivationFunctionType::RELU6: return std::string("RELU6");
@@ -33,18 +35,9 @@ Result<std::string> ActName(tfl::ActivationFunctionType a) {
     case tfl::ActivationFunctionType::NONE:
     case tfl::ActivationFunctionType::TANH:
     case tfl::ActivationFunctionType::SIGN_BIT: return std::string("NONE");
-    default: return Status::Error("fused activation " + std::to_string(static_cast<int>(a)) + " is not one of TFLite's");
+    default: return Error("fused activation " + std::to_string(static_cast<int>(a)) + " is not one of TFLite's");
   }
 }
-
-/// TFLite's Padding as the `padding` attribute; a value other than SAME and VALID is refused.
-Result<std::string> PadName(tfl::Padding p) {
-  if (p == tfl::Padding::SAME) return std::string("SAME");
-  if (p == tfl::Padding::VALID) return std::string("VALID");
-  return Status::Error("padding " + std::to_string(static_cast<int>(p)) + " is neither SAME nor VALID");
-}
-
-}  // namespace
 
 bool Converter::IsQuant(int t) const {
   if (t < 0 || static_cast<size_t>(t) >= ts_.size()) return false;
@@ -226,12 +219,10 @@ Status Converter::QConv(const OpArgs& args, QuantOp* q) {
   }
   a["strides"] = IntsAttr({sh, sw});
   a["dilations"] = IntsAttr({dh, dw});
-  Result<std::string> pn = PadName(pad);
-  if (!pn.ok()) return Error(pn.status().message());
-  Result<std::string> an = ActName(act);
-  if (!an.ok()) return Error(an.status().message());
-  a["padding"] = StrAttr(*pn);
-  a["activation"] = StrAttr(*an);
+  TARE_RETURN_IF_ERROR(CheckPadding(pad));
+  TARE_ASSIGN_OR_RETURN(const std::string an, QuantActivation(act));
+  a["padding"] = StrAttr(pad == tfl::Padding::SAME ? "SAME" : "VALID");
+  a["activation"] = StrAttr(an);
   return QuantWeights(in[1], in.size() > 2 ? in[2] : -1, q);
 }
 
@@ -244,9 +235,8 @@ Status Converter::QFullyConnected(const OpArgs& args, QuantOp* q) {
   const auto* o = args.op.builtin_options_as_FullyConnectedOptions();
   const auto act = o ? o->fused_activation_function() : tfl::ActivationFunctionType::NONE;
   if (!Applied(act) && act != tfl::ActivationFunctionType::NONE) return Error("this fused activation is not supported");
-  Result<std::string> an = ActName(act);
-  if (!an.ok()) return Error(an.status().message());
-  a["activation"] = StrAttr(*an);
+  TARE_ASSIGN_OR_RETURN(const std::string an, QuantActivation(act));
+  a["activation"] = StrAttr(an);
   a["keep_num_dims"] = IntAttr(o && o->keep_num_dims() ? 1 : 0);
   q->ir = "QFullyConnected";
   return QuantWeights(in[1], in.size() > 2 ? in[2] : -1, q);
@@ -270,9 +260,8 @@ Status Converter::QAddMul(const OpArgs& args, QuantOp* q) {
     if (o) act = o->fused_activation_function();
     q->ir = "QMul";
   }
-  Result<std::string> an = ActName(act);
-  if (!an.ok()) return Error(an.status().message());
-  a["activation"] = StrAttr(*an);
+  TARE_ASSIGN_OR_RETURN(const std::string an, QuantActivation(act));
+  a["activation"] = StrAttr(an);
   return Status::Ok();
 }
 
@@ -283,12 +272,10 @@ Status Converter::QPool(const OpArgs& args, QuantOp* q) {
   if (!o) return Error("missing Pool2DOptions");
   a["kernel_shape"] = IntsAttr({o->filter_height(), o->filter_width()});
   a["strides"] = IntsAttr({o->stride_h(), o->stride_w()});
-  Result<std::string> pn = PadName(o->padding());
-  if (!pn.ok()) return Error(pn.status().message());
-  Result<std::string> an = ActName(o->fused_activation_function());
-  if (!an.ok()) return Error(an.status().message());
-  a["padding"] = StrAttr(*pn);
-  a["activation"] = StrAttr(*an);
+  TARE_RETURN_IF_ERROR(CheckPadding(o->padding()));
+  TARE_ASSIGN_OR_RETURN(const std::string an, QuantActivation(o->fused_activation_function()));
+  a["padding"] = StrAttr(o->padding() == tfl::Padding::SAME ? "SAME" : "VALID");
+  a["activation"] = StrAttr(an);
   q->ir = args.code == MAX_POOL_2D ? "QMaxPool2D" : "QAveragePool2D";
   return Status::Ok();
 }
