@@ -9,27 +9,32 @@
 // dimension is 0.
 //
 // Plan, with G gates and nd directions (Wb, Rb: the two halves of B):
-//   1. Input projection of all steps and directions in one XNNPACK fully connected operator:
+//   1. Input projection of all steps and directions in one product:
 //      XW[t*B + b][d*G*H + j] = sum_k X[t,b,k] W[d,j,k] + bias[d,j], with W as one [nd*G*H, I]
-//      matrix (packed in Compile), bias = Wb + Rb (GRU linear_before_reset: Wb only for the h gate).
+//      matrix, bias = Wb + Rb (GRU linear_before_reset: Wb only for the h gate); on GemmConv
+//      (conv_gemm.h) where GemmConv::Worth says so and X is finite, else PackedProduct (below).
 //   2. Per direction (directions run in parallel when the backend has threads), per step: the
 //      recurrent product HR[b][j] = sum_k h[b,k] R[d,j,k] (+ Rb for the GRU linear_before_reset h
-//      gate) by a fully connected operator set up once on fixed state buffers; then the gates,
-//      elementwise. GRU linear_before_reset 0: a first operator gives the z and r rows, a second one
-//      (R's h rows) multiplies r*h.
+//      gate) by PackedProduct on R packed k-major in Compile; then the gates, elementwise. GRU
+//      linear_before_reset 0: a first product gives the z and r rows, a second one (R's h rows)
+//      multiplies r*h.
 //   LSTM: i = s(xw_i + hr_i [+ P_i C]), f = s(xw_f + hr_f [+ P_f C]), c = tanh(xw_c + hr_c),
 //         C' = f C + i c, o = s(xw_o + hr_o [+ P_o C']), H' = o tanh(C').
 //   GRU:  z = s(xw_z + hr_z), r = s(xw_r + hr_r), n = tanh(xw_h + hr_h(r*h)) (lbr 0) or
 //         tanh(xw_h + r*(hr_h + Rb_h)) (lbr 1), H' = (1 - z) n + z h.
-// Numerics: sums in float in XNNPACK's order (not the reference's; within the rnn budget of
-// T (K + 16) eps per step); sigmoid and tanh in float (ExpF: Cody-Waite reduction and a degree-7
-// Taylor polynomial, a few ulp; tanh below |x| = 0.4 by its Taylor series), not in double.
-// A fixed thread count gives bit-identical repeated runs (work split by direction only).
+// Numerics: sums in float, k ascending (GemmConv: one FMA a term; PackedProduct: a product and a
+// sum; not the reference's order), within the rnn budget of T (K + 16) eps per step; sigmoid and
+// tanh in float (ExpF: Cody-Waite reduction and a degree-7 Taylor polynomial, a few ulp; tanh
+// below |x| = 0.4 by its Taylor series), not in double. A NaN in X, initial_h or initial_c
+// propagates as in the reference.
+// Repeated runs are bit-identical, at any thread count (GemmConv's sums do not depend on it).
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "backends/cpu/conv_gemm.h"
 #include "backends/cpu/ops.h"
 
 namespace tare::cpu {
@@ -98,6 +103,37 @@ inline void TanhArr(const float* __restrict x, float* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = TanhF(x[i]);
 }
 
+/// y[b][j] = bias[j] (or 0) + sum over k ascending of h[b][k] * r[k][j] for B rows of H values
+/// (r packed k-major, [H][cols]), a product then a sum per term (no FMA: the same IEEE operations
+/// in every clone; a NaN or an inf propagates). Four k at a time per column, so y is read and
+/// written once per four terms. The recurrent product of a step: XNNPACK 2022's fully connected
+/// operator took about 2 us a step on lstm_text (B = 2, H = 48, 192 columns; the AVX2 6 x 16 kernel
+/// of Debian's build spills an accumulator to the stack), this loop 0.4 us (AMD Zen 3).
+TARE_RNN_CLONES void PackedProduct(const float* __restrict h, const float* __restrict r,
+                                      const float* __restrict bias, float* __restrict y, int64_t B, int64_t H,
+                                      int64_t cols) {
+  for (int64_t b = 0; b < B; ++b) {
+    const float* hb = h + b * H;
+    float* __restrict yb = y + b * cols;
+    if (bias) std::memcpy(yb, bias, cols * sizeof(float));
+    else std::memset(yb, 0, cols * sizeof(float));
+    int64_t k = 0;
+    for (; k + 4 <= H; k += 4) {
+      const float h0 = hb[k], h1 = hb[k + 1], h2 = hb[k + 2], h3 = hb[k + 3];
+      const float* r0 = r + k * cols;
+      const float* r1 = r0 + cols;
+      const float* r2 = r1 + cols;
+      const float* r3 = r2 + cols;
+      for (int64_t j = 0; j < cols; ++j) yb[j] = (((yb[j] + h0 * r0[j]) + h1 * r1[j]) + h2 * r2[j]) + h3 * r3[j];
+    }
+    for (; k < H; ++k) {
+      const float hk = hb[k];
+      const float* rk = r + k * cols;
+      for (int64_t j = 0; j < cols; ++j) yb[j] = yb[j] + hk * rk[j];
+    }
+  }
+}
+
 /// One LSTM cell update of one batch row (see the file comment): x, r: the gate rows of XW and
 /// HR; p: peepholes or null; g: GH floats of scratch; c, h: the state, updated; sc: H floats.
 TARE_RNN_CLONES void LstmCell(const float* __restrict x, const float* __restrict r, const float* __restrict p,
@@ -141,9 +177,14 @@ struct RnnPlan {
   bool lstm = true, lbr = false;
   bool rev[2] = {false, false};
   int64_t S = 0, B = 0, H = 0, G = 0, nd = 1;
-  XnnFc input_fc;
-  XnnFc rec[2];   // h -> hr (GRU lbr 0: z and r rows only)
-  XnnFc rec2[2];  // GRU lbr 0: (r*h) -> hh
+  std::shared_ptr<GemmConv> input_gemm;  // the input projection on GemmConv (AVX2/AVX-512), or null
+  std::vector<float> wk;                  // W packed k-major, [I][nd*GH]: the projection otherwise
+  std::vector<float> bias;                // [nd*GH] (empty: none)
+  const float* x = nullptr;               // X, [S*B][I]
+  int64_t I = 0;
+  std::vector<float> rec[2];    // R packed k-major, [H][hr_cols]: h -> hr (GRU lbr 0: z and r rows only)
+  std::vector<float> rbias[2];  // GRU lbr 1: Rb on the h gate's columns (else empty)
+  std::vector<float> rec2[2];   // GRU lbr 0: R's h rows, [H][H]: (r*h) -> hh
   const float* P = nullptr;                    // peepholes [nd][3H] or null
   const float* h0 = nullptr;
   const float* c0 = nullptr;
@@ -170,7 +211,7 @@ struct RnnPlan {
     const float* p = P ? P + d * 3 * H : nullptr;
     for (int64_t s = 0; s < S; ++s) {
       const int64_t t = rev[d] ? S - 1 - s : s;
-      TARE_RETURN_IF_ERROR(RunFullyConnected(rec[d], nullptr).With(where));
+      PackedProduct(hd, rec[d].data(), rbias[d].empty() ? nullptr : rbias[d].data(), hrd, B, H, hr_cols);
       for (int64_t b = 0; b < B; ++b) {
         const float* x = xw + ((t * B + b) * nd + d) * GH;
         const float* r = hrd + b * hr_cols;
@@ -189,7 +230,7 @@ struct RnnPlan {
       }
       if (!lstm) {
         if (!lbr) {
-          TARE_RETURN_IF_ERROR(RunFullyConnected(rec2[d], nullptr).With(where));
+          PackedProduct(rhd, rec2[d].data(), nullptr, hhd, B, H, H);
           for (int64_t b = 0; b < B; ++b) {
             const float* x = xw + ((t * B + b) * nd + d) * GH;
             float* gb = g + b * GH;
@@ -266,21 +307,27 @@ Status CompileRnn(Compiler& c, const Node& n) {
   const float* R = c.slot(in(2)).as<float>();
   const float* Bt = in(3) >= 0 ? c.slot(in(3)).as<float>() : nullptr;
 
-  // Input projection: one fully connected over S*B rows, nd*GH outputs.
-  std::vector<float> bias;
+  // Input projection: one product over S*B rows, nd*GH outputs.
+  p.I = I;
   if (Bt) {
-    bias.resize(static_cast<size_t>(nd * GH));
+    p.bias.resize(static_cast<size_t>(nd * GH));
     for (int64_t d = 0; d < nd; ++d)
       for (int64_t j = 0; j < GH; ++j) {
         const float wb = Bt[d * 2 * GH + j], rb = Bt[d * 2 * GH + GH + j];
-        bias[d * GH + j] = p.lbr && j >= 2 * H ? wb : wb + rb;
+        p.bias[d * GH + j] = p.lbr && j >= 2 * H ? wb : wb + rb;
       }
   }
-  pthreadpool* raw = c.pool()->raw();
-  Result<XnnFc> made =
-      CreateFullyConnected(I, nd * GH, W, false, Bt ? bias.data() : nullptr, -INFINITY, INFINITY, raw);
-  if (!made.ok()) return made.status().With(p.where);
-  p.input_fc = std::move(made).value();
+  p.wk.resize(static_cast<size_t>(I * nd * GH));
+  for (int64_t j = 0; j < nd * GH; ++j)
+    for (int64_t k = 0; k < I; ++k) p.wk[k * nd * GH + j] = W[j * I + k];
+  GemmConvShape gs;  // W is [nd*GH][I]: OIHW of a 1 x 1 convolution over the S*B rows
+  gs.ih = gs.oh = static_cast<size_t>(p.S * B);
+  gs.cg = static_cast<size_t>(I);
+  gs.og = static_cast<size_t>(nd * GH);
+  gs.lo = -INFINITY;
+  gs.hi = INFINITY;
+  const bool gemm = GemmConv::Available() && GemmConv::Worth(gs);
+  if (gemm) p.input_gemm = std::make_shared<GemmConv>(gs, W, Bt ? p.bias.data() : nullptr);
 
   // Recurrent operators and state buffers.
   p.hr_cols = p.lstm || p.lbr ? GH : 2 * H;
@@ -292,32 +339,31 @@ Status CompileRnn(Compiler& c, const Node& n) {
   p.tmp = c.Alloc(nd * (B * GH + H));
   p.xw = c.Alloc(p.S * B * nd * GH);
   if (!p.h || !p.c || !p.hr || !p.rh || !p.hh || !p.tmp || !p.xw) return Status::Ok();  // Finish reports it
+  // R[d] is [GH][H] (rows j, columns k); the recurrent product reads it k-major.
+  auto pack = [H](const float* Rrows, int64_t cols) {
+    std::vector<float> out(static_cast<size_t>(H * cols));
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t k = 0; k < H; ++k) out[k * cols + j] = Rrows[j * H + k];
+    return out;
+  };
   for (int64_t d = 0; d < nd; ++d) {
     const float* Rd = R + d * GH * H;
-    std::vector<float> rbias;
     if (p.lbr && Bt) {
-      rbias.assign(static_cast<size_t>(GH), 0.0f);
-      for (int64_t j = 2 * H; j < GH; ++j) rbias[j] = Bt[d * 2 * GH + GH + j];
+      p.rbias[d].assign(static_cast<size_t>(GH), 0.0f);
+      for (int64_t j = 2 * H; j < GH; ++j) p.rbias[d][j] = Bt[d * 2 * GH + GH + j];
     }
-    Result<XnnFc> r1 = CreateFullyConnected(H, p.hr_cols, Rd, false, rbias.empty() ? nullptr : rbias.data(),
-                                            -INFINITY, INFINITY, nullptr);
-    if (!r1.ok()) return r1.status().With(p.where);
-    p.rec[d] = std::move(r1).value();
-    TARE_RETURN_IF_ERROR(SetupFullyConnected(p.rec[d], B, p.h + d * B * H, p.hr + d * B * p.hr_cols, nullptr)
-                             .With(p.where));
-    if (!p.lstm && !p.lbr) {
-      Result<XnnFc> r2 = CreateFullyConnected(H, H, Rd + 2 * H * H, false, nullptr, -INFINITY, INFINITY, nullptr);
-      if (!r2.ok()) return r2.status().With(p.where);
-      p.rec2[d] = std::move(r2).value();
-      TARE_RETURN_IF_ERROR(
-          SetupFullyConnected(p.rec2[d], B, p.rh + d * B * H, p.hh + d * B * H, nullptr).With(p.where));
-    }
+    p.rec[d] = pack(Rd, p.hr_cols);
+    if (!p.lstm && !p.lbr) p.rec2[d] = pack(Rd + 2 * H * H, H);
   }
   if (p.lstm && in(7) >= 0) p.P = c.In(in(7), Layout::kPlain);
   const float* xp = c.In(x, Layout::kPlain);
+  p.x = xp;
   if (in(5) >= 0) p.h0 = c.In(in(5), Layout::kPlain);
   if (p.lstm && in(6) >= 0) p.c0 = c.In(in(6), Layout::kPlain);
-  TARE_RETURN_IF_ERROR(SetupFullyConnected(p.input_fc, p.S * B, xp, p.xw, raw).With(p.where));
+  if (p.input_gemm) {
+    p.input_gemm->Bind(xp, p.xw, nullptr);
+    if (!p.input_gemm->ok()) return Status::Error(p.where + ": out of memory packing the weights");
+  }
   const int ys[3] = {out(0), out(1), p.lstm ? out(2) : -1};
   float* yp[3] = {nullptr, nullptr, nullptr};
   for (int i = 0; i < 3; ++i)
@@ -328,8 +374,13 @@ Status CompileRnn(Compiler& c, const Node& n) {
   const ThreadPool* pool = c.pool();
   c.Hold(plan);
   const RnnPlan* pp = plan.get();
-  c.Add([pp, raw, pool] {
-    TARE_RETURN_IF_ERROR(RunFullyConnected(pp->input_fc, raw).With(pp->where));
+  c.Add([pp, pool] {
+    // GemmConv's clamp would turn a NaN into -inf: a non-finite X takes the plain product.
+    if (pp->input_gemm && AllFiniteParallel(pp->x, static_cast<size_t>(pp->S * pp->B * pp->I), pool))
+      pp->input_gemm->Run(pool);
+    else
+      PackedProduct(pp->x, pp->wk.data(), pp->bias.empty() ? nullptr : pp->bias.data(), pp->xw, pp->S * pp->B, pp->I,
+                    pp->nd * pp->G * pp->H);
     if (pp->nd == 1) return pp->Direction(0);
     Status st[2];
     pool->ParallelFor(2, 1, [&](size_t b, size_t e) {

@@ -52,11 +52,13 @@ std::vector<Tensor> RunCpu(const Node& node, const std::vector<Tensor>& inputs, 
   return first;
 }
 
-/// One random case of `op` checked against ref64 on 1 and 2 threads.
-void CheckCase(std::mt19937& rng, const std::string& op, const std::string& dir, int it) {
+/// One random case of `op` checked against ref64 on 1 and 2 threads; `wide` takes 16 to 96 input
+/// features and 6 to 20 steps (the input projection then runs on GemmConv where the CPU has it).
+void CheckCase(std::mt19937& rng, const std::string& op, const std::string& dir, int it, bool wide = false) {
   const bool lstm = op == "LSTM";
   const int64_t G = lstm ? 4 : 3, nd = dir == "bidirectional" ? 2 : 1;
-  const int64_t S = Rnd(rng, 1, 7), B = Rnd(rng, 1, 4), I = Rnd(rng, 1, 19), H = 2 * Rnd(rng, 0, 12) + 1;
+  const int64_t S = wide ? Rnd(rng, 6, 20) : Rnd(rng, 1, 7), B = Rnd(rng, 1, 4);
+  const int64_t I = wide ? Rnd(rng, 16, 96) : Rnd(rng, 1, 19), H = 2 * Rnd(rng, 0, 12) + 1;
   const bool bias = it % 2 == 0, states = it % 3 != 0, runtime_states = it % 3 == 2, peep = lstm && it % 4 == 1;
   const int lbr = it % 2;
   CAPTURE(op);
@@ -120,6 +122,46 @@ TEST_CASE("cpu GRU: random cases, all directions, states, biases, linear_before_
   std::mt19937 rng(4343);
   for (int it = 0; it < 24; ++it)
     for (const char* dir : {"forward", "reverse", "bidirectional"}) CheckCase(rng, "GRU", dir, it);
+}
+
+TEST_CASE("cpu LSTM/GRU: wide inputs (the input projection on GemmConv)") {
+  std::mt19937 rng(4444);
+  for (int it = 0; it < 8; ++it)
+    for (const char* op : {"LSTM", "GRU"}) CheckCase(rng, op, it % 2 ? "bidirectional" : "forward", it, true);
+}
+
+TEST_CASE("cpu LSTM/GRU: a NaN in X or in the initial state propagates as on ref64") {
+  // The fast input projection's clamp would turn a NaN into -inf (sigmoid 0, tanh -1: finite
+  // outputs); the cpu kernel then takes its plain product, whose NaN propagates.
+  std::mt19937 rng(45);
+  for (const char* op : {"LSTM", "GRU"})
+    for (int where : {0, 1}) {  // 0: X, 1: initial_h
+      CAPTURE(op);
+      CAPTURE(where);
+      const bool lstm = std::string(op) == "LSTM";
+      const int64_t G = lstm ? 4 : 3, S = 8, B = 2, I = 32, H = 16;
+      NodeOf nb(op, lstm ? 3 : 2);
+      nb.Attr("hidden_size", H);
+      const Node& node = nb;
+      std::vector<Tensor> in = {RandF32({S, B, I}, rng), RandF32({1, G * H, I}, rng, -0.5, 0.5),
+                                RandF32({1, G * H, H}, rng, -0.5, 0.5), RandF32({1, 2 * G * H}, rng), Tensor(),
+                                RandF32({1, B, H}, rng)};
+      if (where == 0) in[0].as<float>()[3 * B * I + I + 5] = NAN;  // step 3, batch row 1
+      else in[5].as<float>()[2] = NAN;                              // batch row 0
+      Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
+      REQUIRE(r64.ok());
+      std::vector<Tensor> y = RunCpu(node, in, {5}, 1, 1);
+      REQUIRE(y.size() == r64->size());
+      int nans = 0;
+      for (size_t o = 0; o < y.size(); ++o)
+        for (int64_t i = 0; i < y[o].numel(); ++i) {
+          const double g = ReadDouble(y[o], i), w = ReadDouble((*r64)[o], i);
+          CHECK(std::isnan(g) == std::isnan(w));
+          if (std::isnan(w)) ++nans;
+          else CHECK(std::fabs(g - w) <= 1e-4 * std::max(1.0, std::fabs(w)));
+        }
+      CHECK(nans > 0);
+    }
 }
 
 TEST_CASE("cpu LSTM/GRU: uncovered cases run the reference kernel inside the partition") {
