@@ -124,17 +124,18 @@ struct V16 {
   static T Sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm512_div_ps(a, b); }
-  /// 1 / d for d in [1, 2]: the 14-bit estimate and one Newton step (about 1 ULP).
-  static T Recip(T d) {
+  /// a / d for d in [1, 2]: a times 1 / d by the 14-bit estimate and one Newton step (about 1 ULP;
+  /// a 512-bit division is slow on Intel's AVX-512 cores).
+  static T Ratio(T a, T d) {
     const T r = _mm512_rcp14_ps(d);
-    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r);
+    return _mm512_mul_ps(a, _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.0f)), r));
   }
   static T Max(T a, T b) { return _mm512_max_ps(a, b); }
   static T Fnma(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
   static T Abs(T a) { return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff))); }
-  static T Round(T a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  /// p * 2^n for integral n in [-150, 0], exactly (scalef rounds once into the denormals).
-  static T Scale2(T p, T n) { return _mm512_scalef_ps(p, n); }
+  /// p * 2^n for integral n in [-150, 0], exactly (scalef rounds once into the denormals; the
+  /// third operand, AVX2's 2^n bits, is not needed).
+  static T Scale2(T p, T n, T) { return _mm512_scalef_ps(p, n); }
   static Cmp Less(T a, T b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
   static Cmp IsNan(T a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
   /// m ? a : b per lane.

@@ -1,22 +1,26 @@
 // Vector math of the cpu backend's own kernels (isa_kernels.h), written once over a vector type
 // and included by the two files built for an instruction set: conv_gemm_avx512.cc (16 lanes) and
 // conv_gemm_avx2.cc (8 lanes). Not a public header: include it only there. Both do the same
-// operations per lane except V::Recip's first estimate (14 bits on AVX-512, 12 on AVX2), so their
-// results may differ in the last bit.
+// operations per lane except V::Ratio (AVX2 divides, AVX-512 multiplies by a refined reciprocal),
+// so their results may differ in the last bit.
 #pragma once
 #include <cstddef>
 
 namespace tare::cpu::vmath_impl {
 
 /// e^-a for a >= 0 (a NaN lane gives some number; callers restore NaN): t = max(-a, -104) (below,
-/// e^t is under half the smallest denormal), n = round(t / ln 2), r = t - n ln 2 in two parts
-/// (Cody-Waite; |r| <= ln 2 / 2), e^r by its Taylor polynomial of degree 7 (truncation under 0.1
-/// ULP there) in Horner's form with FMAs, times 2^n exactly (V::Scale2, denormals included).
+/// e^t is under half the smallest denormal), n = round(t / ln 2) as nb = fma(t, 1 / ln 2, M) - M
+/// with M = 1.5 * 2^23 + 127 (the sum rounds to an integer whose low mantissa bits hold n + 127,
+/// 2^n's biased exponent for n >= -126), r = t - n ln 2 in two parts (Cody-Waite; |r| <= ln 2 / 2),
+/// e^r by its Taylor polynomial of degree 7 (truncation under 0.1 ULP there) in Horner's form with
+/// FMAs, times 2^n exactly (V::Scale2, denormals included).
 template <class V>
 inline typename V::T ExpNeg(typename V::T a) {
   using T = typename V::T;
   const T t = V::Max(V::Sub(V::Set1(0.0f), a), V::Set1(-104.0f));
-  const T n = V::Round(V::Mul(t, V::Set1(1.44269504088896341f)));
+  const T magic = V::Set1(12583039.0f);  // 1.5 * 2^23 + 127
+  const T nb = V::Fma(t, V::Set1(1.44269504088896341f), magic);
+  const T n = V::Sub(nb, magic);
   T r = V::Fnma(n, V::Set1(0.693145751953125f), t);  // ln 2 = 0.693145751953125 + 1.42860682e-6
   r = V::Fnma(n, V::Set1(1.428606820309417e-06f), r);
   T p = V::Set1(1.0f / 5040);
@@ -27,11 +31,11 @@ inline typename V::T ExpNeg(typename V::T a) {
   p = V::Fma(p, r, V::Set1(0.5f));
   p = V::Fma(p, r, V::Set1(1.0f));
   p = V::Fma(p, r, V::Set1(1.0f));
-  return V::Scale2(p, n);
+  return V::Scale2(p, n, nb);
 }
 
-/// sigmoid(x) = 1 / (1 + e^-x) per lane: e = e^-|x|; (x < 0 ? e : 1) * V::Recip(1 + e) (1 + e is
-/// in [1, 2]: the hardware's reciprocal estimate refined by Newton steps, about an ULP), which
+/// sigmoid(x) = 1 / (1 + e^-x) per lane: e = e^-|x|; V::Ratio(x < 0 ? e : 1, 1 + e) (1 + e is in
+/// [1, 2]; the quotient correctly rounded or within about an ULP), which
 /// never overflows (XNNPACK 2022's sigmoid gives NaN from |x| ~ 5e26, docs/FINDINGS.md F9); NaN
 /// lanes keep x.
 template <class V>
@@ -39,7 +43,7 @@ inline typename V::T Sigmoid(typename V::T x) {
   using T = typename V::T;
   const T one = V::Set1(1.0f);
   const T e = ExpNeg<V>(V::Abs(x));
-  const T s = V::Mul(V::Blend(V::Less(x, V::Set1(0.0f)), e, one), V::Recip(V::Add(one, e)));
+  const T s = V::Ratio(V::Blend(V::Less(x, V::Set1(0.0f)), e, one), V::Add(one, e));
   return V::Blend(V::IsNan(x), x, s);
 }
 
@@ -69,16 +73,14 @@ inline void St(float* p, typename V::T v, typename V::Mask m) {
 template <class V, typename V::T (*F)(typename V::T)>
 void Row(const float* x, float* y, size_t n) {
   size_t i = 0;
-  // Four independent vectors a step: F is one long dependency chain, which one vector at a time
-  // leaves the FMA units waiting (measured on Zen 3, AVX2: EfficientNet-B0's SiLU steps 5.4 -> 4.7 ms).
+  // Two independent vectors a step: F is one long dependency chain, which one vector at a time
+  // leaves the FMA units waiting, and four spill registers on AVX2 (Zen 3, EfficientNet-B0's SiLU
+  // steps: one vector 5.4 ms, four 4.7; with V::Ratio's division, four 3.7 and two 3.5).
   constexpr size_t kW = V::kW;
-  for (; i + 4 * kW <= n; i += 4 * kW) {
+  for (; i + 2 * kW <= n; i += 2 * kW) {
     const typename V::T a = F(V::LoadU(x + i)), b = F(V::LoadU(x + i + kW));
-    const typename V::T c = F(V::LoadU(x + i + 2 * kW)), d = F(V::LoadU(x + i + 3 * kW));
     V::StoreU(y + i, a);
     V::StoreU(y + i + kW, b);
-    V::StoreU(y + i + 2 * kW, c);
-    V::StoreU(y + i + 3 * kW, d);
   }
   for (; i + kW <= n; i += kW) V::StoreU(y + i, F(V::LoadU(x + i)));
   if (i < n) {
