@@ -118,19 +118,24 @@ void GemmConv::Run(const ThreadPool* pool) const {
     });
   }
   // Tasks: (group, channel block, run of pixel tiles); every output element belongs to one task.
+  // Numbered run-major: the pool gives each thread a contiguous range of tasks first, so each
+  // thread writes a contiguous range of output pixels (all their channels), which the next step
+  // (XNNPACK's depthwise convolution splits output rows the same way) mostly reads on the same
+  // core. Block-major, the threads wrote channel halves of every pixel; Zen 3 VM, 2 threads:
+  // MobileNetV2 7.3-7.5 -> 6.5-6.7 ms, EfficientNet-B0 and ResNet-18 unchanged.
   size_t per = std::min(kTilesPerTask, tiles_);
   const size_t threads = static_cast<size_t>(pool->threads());
+  const size_t outer = s.groups * nblocks_;
   if (threads > 1) {
     const size_t want = 4 * threads;  // enough tasks to balance
-    const size_t outer = s.groups * nblocks_;
     if (outer < want) per = std::max<size_t>(1, std::min(per, (tiles_ * outer + want - 1) / want));
   }
   const size_t runs = (tiles_ + per - 1) / per;
   const size_t M = s.ystride ? s.ystride : s.groups * s.og;
   [[maybe_unused]] const bool avx512 = CpuIsa() == Isa::kAvx512;
-  pool->ParallelFor(s.groups * nblocks_ * runs, 1, [&](size_t b, size_t e) {
+  pool->ParallelFor(outer * runs, 1, [&](size_t b, size_t e) {
     for (size_t task = b; task < e; ++task) {
-      const size_t gb = task / runs, run = task % runs;
+      const size_t gb = task % outer, run = task / outer;
       const size_t g = gb / nblocks_, nb = gb % nblocks_;
       GemmConvTask k;
       k.ind = ind_.data();
