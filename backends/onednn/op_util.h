@@ -54,6 +54,12 @@ Result<bool> TryGeluTanh(Compiler& c, const Node& sq);
 Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
 /// ONNX LayerNormalization-17 (claimed by SupportsLayerNormalization, backends/common/table_backend.h).
 Status CompileLayerNorm(Compiler& c, const Node& n);
+/// At a Mul of a channel-blocked x (aBcd8b/16b..., as a convolution left it) by a per-channel s
+/// ([N or 1, C, 1, ...], a squeeze-and-excitation scale): the product on the blocked layout in an
+/// own step (one pass; x * s per element, as the reference), where oneDNN 2.6 has only its
+/// reference binary kernel for 8-channel blocks and the plain route costs two reorders. False when
+/// the operands are not that case.
+Result<bool> TryBlockedChannelScale(Compiler& c, const Node& n, int a, int b);
 bool SupportsErf(const Node& n, const Graph& g, const GraphInfo& info);
 Status CompileErf(Compiler& c, const Node& n);
 

@@ -700,7 +700,11 @@ Status CompileBinary(Compiler& c, const Node& n) {
       try {
         dnnl::binary::desc d(alg, src0.get_desc(), src1.get_desc(), Any(yd));
         dnnl::binary::primitive_desc pd(d, c.engine());
-        if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) src0 = c.Plain(a);
+        if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) {
+          TARE_ASSIGN_OR_RETURN(bool done, TryBlockedChannelScale(c, n, a, b));
+          if (done) return Status::Ok();
+          src0 = c.Plain(a);
+        }
       } catch (const dnnl::error&) {
         src0 = c.Plain(a);
       }

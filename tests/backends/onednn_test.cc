@@ -362,6 +362,55 @@ TEST_CASE("onednn runs SiLU (Sigmoid, then Mul by its input) as eltwise_swish: a
   }
 }
 
+TEST_CASE("onednn squeeze-and-excitation Mul on a channel-blocked conv output: exact products") {
+  // x -> identity 1x1 Conv (exact; oneDNN picks its blocked layout) -> Mul by a per-channel scale
+  // ([N or 1, C, 1, 1], run-time: GlobalAveragePool + Sigmoid of another input, as EfficientNet's
+  // SE blocks) -> a second identity Conv reading the product blocked. 20 channels: padded lanes in
+  // 8- and 16-channel blocks. Each output is float(x * s) with s from ref's own GAP + Sigmoid.
+  std::mt19937 rng(2525);
+  const int64_t N = 2, C = 20;
+  std::vector<double> eye(static_cast<size_t>(C * C), 0.0);
+  for (int64_t i = 0; i < C; ++i) eye[static_cast<size_t>(i * C + i)] = 1;
+  for (bool per_image : {true, false}) {
+    CAPTURE(per_image);
+    const Tensor x = RandF32({N, C, 5, 7}, rng, -3, 3);
+    const Tensor z = RandF32({per_image ? N : 1, C, 3, 3}, rng, -4, 4);
+    G g;
+    const int xi = g.Input("x", x.shape), zi = g.Input("z", z.shape);
+    const int t = g.Add(NodeOf("Conv"), {xi, g.Const("eye", F32({C, C, 1, 1}, eye))}, "t");
+    const int sc = g.Add(NodeOf("Sigmoid"), {g.Add(NodeOf("GlobalAveragePool"), {zi}, "gap")}, "s");
+    const int m = g.Add(NodeOf("Mul"), {t, sc}, "m");
+    g.g->outputs = {g.Add(NodeOf("Conv"), {m, g.Const("eye2", F32({C, C, 1, 1}, eye))}, "y"), sc};
+    const Tensor s_ref = RunS(*MakeSession(g.g, "ref", 1), {{"x", x}, {"z", z}})[1].tensor;
+    for (int threads : {1, 2}) {
+      auto sess = MakeSession(g.g, kBackend, threads);
+      const std::vector<NamedTensor> got = RunS(*sess, {{"x", x}, {"z", z}});
+      CHECK(PlacementOf(*sess, "m") == kBackend);
+      // Below AVX-512 oneDNN 2.6 blocks channels by 8 and has only its reference binary kernel
+      // for this broadcast: the backend's own step runs it (EfficientNet-B0's SE blocks).
+      const std::string note = sess->Notes()[3];
+      CAPTURE(note);
+      CHECK(note.rfind("ref", 0) != 0);
+#if defined(__x86_64__)
+      if (!__builtin_cpu_supports("avx512f")) CHECK(note == "own per-channel scale on the blocked layout");
+#endif
+      // Sigmoid within its budget on onednn: compare the products with the scale onednn used.
+      const Tensor& s_dnn = got[1].tensor;
+      int bad = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t ch = 0; ch < C; ++ch)
+          for (int64_t p = 0; p < 35; ++p) {
+            const int64_t i = (n * C + ch) * 35 + p, si = (per_image ? n * C : 0) + ch;
+            CHECK(std::fabs(s_dnn.as<float>()[si] - s_ref.as<float>()[si]) <= 1e-6);
+            const float want = x.as<float>()[i] * s_dnn.as<float>()[si], y = got[0].tensor.as<float>()[i];
+            if (!(y == want) && ++bad <= 3)
+              FAIL_CHECK("element " << i << ": " << y << " want " << want);
+          }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("onednn Split: a reorder per output, the parts copied exactly") {
   std::mt19937 rng(1818);
   const Shape xs = {2, 7, 5};
