@@ -399,7 +399,8 @@ Status Compiler::CompileRef(const Node& n) {
 bool Compiler::ChainNeedsGuard() const {
   static const char* kOps[] = {"Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "Exp",
                                "Sqrt", "Abs", "Neg", "MaxPool", "GlobalMaxPool", "Softmax"};
-  if (notes_[start_] == "reference kernel") return false;
+  // The reference kernel and the backend's own steps (own_ops.cc: notes "own ...") keep NaN.
+  if (notes_[start_] == "reference kernel" || notes_[start_].rfind("own ", 0) == 0) return false;
   for (size_t p = start_; p <= pos_; ++p)
     for (const char* o : kOps)
       if (NodeAt(p).op == o && NodeAt(p).domain.empty()) return true;

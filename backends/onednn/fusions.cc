@@ -2,8 +2,7 @@
 // chains as one oneDNN eltwise each (tried by CompileBinary at their first node, ops.cc), Erf
 // alone on its reference kernel inside the partition, so a Gelu chain is never cut by ref, and
 // LayerNorm (its decomposition, tried by CompileReduceMean, and LayerNormalization-17) as oneDNN's
-// layer_normalization_forward; and a squeeze-and-excitation block's per-channel Mul on a
-// channel-blocked tensor as an own step (TryBlockedChannelScale). Declared in op_util.h.
+// layer_normalization_forward. Declared in op_util.h.
 #include <cmath>
 
 #include "backends/common/patterns.h"
@@ -159,70 +158,6 @@ Status CompileLayerNorm(Compiler& c, const Node& n) {
   const size_t rows = static_cast<size_t>(c.slot(x).numel()) / D;
   if (!AddLayerNorm(c, x, y, rows, D, eps, n.inputs[1], bv)) return c.CompileRef(n);
   return Status::Ok();
-}
-
-}  // namespace tare::onednn
-
-// ---- per-channel Mul on a channel-blocked tensor (squeeze-and-excitation) ----------------------
-
-namespace tare::onednn {
-namespace {
-
-/// y = x * s[n][c] over a channel-blocked x (aBcd8b / aBcd16b ..., `blk` channels a block,
-/// HW positions per block): s is [N or 1][C] plain. Padded lanes (channels >= C) stay 0.
-template <int blk>
-void ScaleBlocked(const float* x, const float* s, float* y, int64_t N, int64_t C, int64_t HW, bool s_per_image) {
-  const int64_t CB = (C + blk - 1) / blk;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t cb = 0; cb < CB; ++cb) {
-      float sv[blk];
-      for (int j = 0; j < blk; ++j) {
-        const int64_t ch = cb * blk + j;
-        sv[j] = ch < C ? s[(s_per_image ? n * C : 0) + ch] : 0.0f;
-      }
-      const size_t off = static_cast<size_t>((n * CB + cb) * HW) * blk;
-      const float* xp = x + off;
-      float* yp = y + off;
-      for (int64_t p = 0; p < HW; ++p)
-        for (int j = 0; j < blk; ++j) yp[p * blk + j] = xp[p * blk + j] * sv[j];
-    }
-}
-
-}  // namespace
-
-Result<bool> TryBlockedChannelScale(Compiler& c, const Node& n, int a, int b) {
-  const int y = n.outputs[0];
-  const Shape& A = c.shape(a);
-  const Shape& B = c.shape(b);
-  if (n.op != "Mul" || A.size() < 3 || c.shape(y) != A || c.IsConst(a)) return false;
-  // b per channel: [N or 1, C, 1, ...] (or [C, 1, ...] without the batch axis).
-  Shape bp(A.size() - B.size(), 1);
-  bp.insert(bp.end(), B.begin(), B.end());
-  if (bp[1] != A[1] || (bp[0] != 1 && bp[0] != A[0])) return false;
-  for (size_t i = 2; i < bp.size(); ++i)
-    if (bp[i] != 1) return false;
-  memory src0 = c.Current(a);
-  int blk = 0;
-  for (int k : {8, 16})
-    if (src0.get_desc() == memory::desc(Dims(A), dt::f32, Compiler::BlockedTag(A.size(), k))) blk = k;
-  if (blk == 0) return false;
-  memory src1 = c.Plain(b);
-  memory dst = c.Out(y, src0.get_desc(), {a, b});
-  int64_t HW = 1;
-  for (size_t i = 2; i < A.size(); ++i) HW *= A[i];
-  const int64_t N = A[0], C = A[1];
-  const bool per_image = bp[0] == A[0] && A[0] > 1;
-  c.AddFn([=]() -> Status {
-    const float* x = static_cast<const float*>(src0.get_data_handle());
-    const float* s = static_cast<const float*>(src1.get_data_handle());
-    float* out = static_cast<float*>(dst.get_data_handle());
-    if (blk == 8) ScaleBlocked<8>(x, s, out, N, C, HW, per_image);
-    else ScaleBlocked<16>(x, s, out, N, C, HW, per_image);
-    return Status::Ok();
-  });
-  c.Note("own per-channel scale on the blocked layout");
-  c.Done(y);
-  return true;
 }
 
 }  // namespace tare::onednn

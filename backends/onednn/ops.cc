@@ -532,11 +532,12 @@ bool SupportsPool(const Node& n, const Graph& g, const GraphInfo& info) {
 
 }  // namespace
 
-Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, const Shape& X, const Shape& Y,
-                        dnnl::pooling_v2_forward::primitive_desc* out) {
+Result<bool> PoolGeometry(const Node& n, const Shape& X, const Shape& Y, PoolGeom* out) {
   const size_t nsp = X.size() - 2;
   const bool global = n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool";
-  const bool avg = n.op == "AveragePool" || n.op == "GlobalAveragePool";
+  PoolGeom& g = *out;
+  g = PoolGeom();
+  g.avg = n.op == "AveragePool" || n.op == "GlobalAveragePool";
   std::vector<int64_t> ks, st, di, pads;
   std::string auto_pad = "NOTSET";
   int64_t include_pad = 0;
@@ -549,7 +550,7 @@ Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, 
     TARE_ASSIGN_OR_RETURN(include_pad, n.GetInt("count_include_pad", 0));
     if (ks.size() != nsp) return false;
   }
-  memory::dims kernel, strides, dil, pl, pr;
+  g.include_pad = include_pad != 0;
   for (size_t i = 0; i < nsp; ++i) {
     const int64_t in = X[2 + i], o = Y[2 + i];
     const int64_t k = global ? in : ks[i], s = st.empty() ? 1 : st[i], d = di.empty() ? 1 : di[i];
@@ -566,25 +567,33 @@ Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, 
     const int64_t r = (o - 1) * s + ek - in - bgn;
     // count_include_pad with a ceil_mode window past the end pad: ONNX counts only the padded
     // extent, oneDNN the whole window; the reference runs it.
-    if (avg && include_pad && r > end) return false;
-    kernel.push_back(k);
-    strides.push_back(s);
-    dil.push_back(d - 1);
-    pl.push_back(bgn);
-    pr.push_back(r);
+    if (g.avg && g.include_pad && r > end) return false;
+    g.kernel.push_back(k);
+    g.strides.push_back(s);
+    g.dil.push_back(d - 1);
+    g.pl.push_back(bgn);
+    g.pr.push_back(r);
   }
-  const algorithm alg = !avg ? algorithm::pooling_max
-                             : include_pad ? algorithm::pooling_avg_include_padding
-                                           : algorithm::pooling_avg_exclude_padding;
+  return true;
+}
+
+Result<bool> MakePoolPd(Compiler& c, const Node& n, const memory::desc& src_md, const Shape& X, const Shape& Y,
+                        dnnl::pooling_v2_forward::primitive_desc* out) {
+  PoolGeom g;
+  TARE_ASSIGN_OR_RETURN(bool ok, PoolGeometry(n, X, Y, &g));
+  if (!ok) return false;
+  const algorithm alg = !g.avg ? algorithm::pooling_max
+                               : g.include_pad ? algorithm::pooling_avg_include_padding
+                                               : algorithm::pooling_avg_exclude_padding;
   auto make = [&](const memory::dims& pad_r) {
-    dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, src_md, Any(Dims(Y)), strides, kernel, dil, pl,
-                                     pad_r);
+    dnnl::pooling_v2_forward::desc d(prop_kind::forward_inference, alg, src_md, Any(Dims(Y)), g.strides, g.kernel,
+                                     g.dil, g.pl, pad_r);
     return dnnl::pooling_v2_forward::primitive_desc(d, c.engine());
   };
   try {
-    *out = make(pr);
+    *out = make(g.pr);
   } catch (const dnnl::error&) {
-    memory::dims pr0 = pr;
+    memory::dims pr0 = g.pr;
     bool neg = false;
     for (auto& v : pr0)
       if (v < 0) v = 0, neg = true;
@@ -600,6 +609,10 @@ Status CompilePool(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape &X = c.shape(x), &Y = c.shape(y);
   if (X.size() < 3 || X.size() > 5 || Y.size() != X.size() || X[0] != Y[0] || X[1] != Y[1]) return c.CompileRef(n);
+  if (n.op == "MaxPool") {
+    TARE_ASSIGN_OR_RETURN(bool own, TryOwnMaxPool(c, n));
+    if (own) return Status::Ok();
+  }
   memory src = c.Current(x);
   dnnl::pooling_v2_forward::primitive_desc pd;
   TARE_ASSIGN_OR_RETURN(bool made, MakePoolPd(c, n, src.get_desc(), X, Y, &pd));

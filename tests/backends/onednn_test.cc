@@ -411,6 +411,48 @@ TEST_CASE("onednn squeeze-and-excitation Mul on a channel-blocked conv output: e
   }
 }
 
+TEST_CASE("onednn MaxPool on a convolution's layout (own step): the reference's values and NaN rule, bit for bit") {
+  // x -> identity 1x1 Conv -> MaxPool as SqueezeNet's (3 x 3, stride 2, ceil_mode) and with pads.
+  // The Conv copies finite x exactly; a planted NaN becomes NaN in every channel of its pixel (0 *
+  // NaN in the other terms), on ref and on onednn alike. Expected: the ref session's output; a
+  // max is exact, so equal bits (NaN where ref has NaN).
+  std::mt19937 rng(2626);
+  for (int64_t C : {8, 20, 64}) {
+    for (int variant = 0; variant < 2; ++variant) {
+      CAPTURE(C);
+      CAPTURE(variant);
+      const Shape xs = {2, C, 13, 11};
+      Tensor x = RandF32(xs, rng, -3, 3);
+      x.as<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+      x.as<float>()[C * 13 * 11 + 40] = std::numeric_limits<float>::quiet_NaN();
+      std::vector<double> eye(static_cast<size_t>(C * C), 0.0);
+      for (int64_t i = 0; i < C; ++i) eye[static_cast<size_t>(i * C + i)] = 1;
+      NodeOf pool("MaxPool");
+      pool.Attr("kernel_shape", std::vector<int64_t>{3, 3}).Attr("strides", std::vector<int64_t>{2, 2});
+      if (variant == 0) pool.Attr("ceil_mode", int64_t(1));
+      else pool.Attr("pads", std::vector<int64_t>{1, 0, 1, 1});
+      G g;
+      const int t = g.Add(NodeOf("Conv"), {g.Input("x", xs), g.Const("eye", F32({C, C, 1, 1}, eye))}, "t");
+      g.g->outputs = {g.Add(pool, {t}, "m")};
+      const Tensor want = RunS(*MakeSession(g.g, "ref", 1), {{"x", x}})[0].tensor;
+      for (int threads : {1, 2}) {
+        auto sess = MakeSession(g.g, kBackend, threads);
+        const Tensor got = RunS(*sess, {{"x", x}})[0].tensor;
+        CHECK(sess->Notes()[1] == "own max pooling on the input's layout");
+        REQUIRE(got.shape == want.shape);
+        int bad = 0, nans = 0;
+        for (int64_t i = 0; i < got.numel(); ++i) {
+          const float a = got.as<float>()[i], b = want.as<float>()[i];
+          nans += std::isnan(b);
+          if (!(a == b || (std::isnan(a) && std::isnan(b))) && ++bad <= 3) FAIL_CHECK("element " << i << ": " << a << " want " << b);
+        }
+        CHECK(bad == 0);
+        CHECK(nans > 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("onednn Split: a reorder per output, the parts copied exactly") {
   std::mt19937 rng(1818);
   const Shape xs = {2, 7, 5};
