@@ -189,6 +189,40 @@ TEST_CASE("onednn Conv fusions: BatchNormalization, eltwise post-ops, Add as sum
     REQUIRE(std::fabs(ReadDouble(tg[0].tensor, i) - ReadDouble(tw[0].tensor, i)) <= 1e-5);
 }
 
+TEST_CASE("onednn Conv + SiLU (eltwise_swish post-op, no NaN guard) keeps NaN and the infinities as ref64") {
+  // A NaN, +inf and -inf planted in the Conv's input: its output holds NaN and +-inf around them
+  // (inf times weights of both signs gives NaN), and swish must give what x * sigmoid(x) does in
+  // double: NaN for NaN and -inf, +inf for +inf (Compiler::ChainNeedsGuard scans no input here).
+  std::mt19937 rng(2727);
+  const int64_t C = 4, M = 12;
+  G g;
+  const int x = g.Input("x", {1, C, 7, 6});
+  const int c = g.Add(NodeOf("Conv").Attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+                      {x, g.Const("w", RandF32({M, C, 3, 3}, rng)), g.Const("b", RandF32({M}, rng))}, "conv");
+  g.g->outputs = {g.Add(NodeOf("Mul"), {c, g.Add(NodeOf("Sigmoid"), {c}, "sig")}, "act")};
+  Tensor xin = RandF32({1, C, 7, 6}, rng);
+  xin.as<float>()[8] = std::numeric_limits<float>::quiet_NaN();
+  xin.as<float>()[42 + 20] = std::numeric_limits<float>::infinity();
+  xin.as<float>()[84 + 33] = -std::numeric_limits<float>::infinity();
+  const std::vector<NamedTensor> want = RunS(*MakeSession(g.g, "ref64", 1), {{"x", xin}});
+  for (int threads : {1, 2}) {
+    auto s = MakeSession(g.g, kBackend, threads);
+    const std::vector<NamedTensor> got = RunS(*s, {{"x", xin}});
+    if (onednn::ExpKernelsInBudget()) CHECK(PlacementOf(*s, "sig") == kBackend);
+    int nans = 0, infs = 0, bad = 0;
+    for (int64_t i = 0; i < want[0].tensor.numel(); ++i) {
+      const double w = ReadDouble(want[0].tensor, i), y = ReadDouble(got[0].tensor, i);
+      nans += std::isnan(w);
+      infs += std::isinf(w);
+      const bool ok = std::isnan(w) ? std::isnan(y) : std::isinf(w) ? y == w : std::fabs(y - w) <= 1e-4 * (1 + std::fabs(w));
+      if (!ok && ++bad <= 3) FAIL_CHECK("element " << i << ": " << y << " want " << w);
+    }
+    CHECK(bad == 0);
+    CHECK(nans > 0);
+    MESSAGE("NaN outputs " << nans << ", infinite " << infs);
+  }
+}
+
 TEST_CASE("onednn fuses PyTorch's erf Gelu (Div, Erf, Add, Mul, Mul) into eltwise_gelu_erf: against double") {
   std::mt19937 rng(2324);
   Tensor x = RandF32({2, 9, 37}, rng, -6, 6);
