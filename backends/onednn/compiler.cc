@@ -71,14 +71,17 @@ double NodeWork(const Node& n, const std::vector<Tensor>& slots) {
 /// Whether node n is worth splitting across threads: an OpenMP parallel region costs tens of
 /// microseconds on a busy or passive-waiting machine (waking the workers), more than a small
 /// layer takes on one core. Compute-bound ops (FLOPs above) at 1 thread run about 100 GFLOP/s and
-/// memory-bound ones about 1 G elements/s on the machines measured (docs/PERFORMANCE.md), so both
-/// thresholds are about 50 us of single-thread work.
+/// memory-bound ones about 1 G elements/s on the machines measured (docs/PERFORMANCE.md): the
+/// memory-bound threshold is about 50 us of single-thread work, the convolutions' and products'
+/// 1 MFLOP about 10 us (AMD EPYC Zen 3, 2 threads, against 5 MFLOP: ResNet-20 1.17 -> 1.12 ms,
+/// MobileNetV2 5.5 -> 5.3 ms), an RNN's 5 MFLOP (its steps are small parallel regions in a
+/// sequence: lstm_text took 0.24 -> 0.55 ms at 1 MFLOP).
 bool WorthThreads(const Node& n, const std::vector<Tensor>& slots) {
-  const bool compute = n.op == "Conv" || n.op == "ConvTranspose" || n.op == "MatMul" || n.op == "Gemm" ||
-                       n.op == "LSTM" || n.op == "GRU";
+  const bool rnn = n.op == "LSTM" || n.op == "GRU";
+  const bool compute = n.op == "Conv" || n.op == "ConvTranspose" || n.op == "MatMul" || n.op == "Gemm" || rnn;
   static const double flops = [] {
     const char* e = std::getenv("TARE_ONEDNN_MIN_PARALLEL_FLOPS");
-    return e ? std::atof(e) : 5e6;
+    return e ? std::atof(e) : 1e6;
   }();
   static const double elems = [] {
     const char* e = std::getenv("TARE_ONEDNN_MIN_PARALLEL_ELEMS");
@@ -88,7 +91,7 @@ bool WorthThreads(const Node& n, const std::vector<Tensor>& slots) {
   // bound by reading B, which two cores do faster (Zen 3: EfficientNet-B0's classifier 0.29 ->
   // 0.24 ms at 2 threads).
   if ((n.op == "MatMul" || n.op == "Gemm") && n.inputs.size() > 1 && Numel(slots, n.inputs[1]) >= 10 * elems) return true;
-  return NodeWork(n, slots) >= (compute ? flops : elems);
+  return NodeWork(n, slots) >= (rnn ? 5 * flops : compute ? flops : elems);
 }
 
 }  // namespace
