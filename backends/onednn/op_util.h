@@ -67,7 +67,8 @@ Result<bool> TryLayerNorm(Compiler& c, const Node& mean);
 Status CompileLayerNorm(Compiler& c, const Node& n);
 /// own_ops.cc: the backend's own steps on the layouts oneDNN's primitives leave.
 /// A 2-D MaxPool (no Indices output, no dilation) whose input is held channel-blocked (aBcd8b,
-/// aBcd16b) or channels-last (acdb): an own step on that layout, its output in the same layout.
+/// aBcd16b) or channels-last (acdb), where oneDNN's widest channel block is 8 (below AVX-512, the
+/// case measured): an own step on that layout, its output in the same layout.
 /// oneDNN 2.6's jit:avx2 max pooling ran SqueezeNet 1.1's three pools in 1.3 ms at 1 thread on Zen
 /// 3, the own loop in about 0.3; and it keeps ONNX's NaN rule (the reference's: the first tap in
 /// the input starts the max, a later one replaces it when greater or NaN, a NaN stays), so the

@@ -155,6 +155,8 @@ Result<bool> TryBlockedChannelScale(Compiler& c, const Node& n, int a, int b) {
 Result<bool> TryOwnMaxPool(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
   const Shape &X = c.shape(x), &Y = c.shape(y);
+  // Measured below AVX-512 only (oneDNN's 8-channel blocks); AVX-512 keeps oneDNN's pooling.
+  if (Compiler::MaxChannelBlock() != 8) return false;
   if (X.size() != 4 || Y.size() != 4 || (n.outputs.size() > 1 && n.outputs[1] >= 0)) return false;
   PoolGeom g;
   TARE_ASSIGN_OR_RETURN(bool ok, PoolGeometry(n, X, Y, &g));

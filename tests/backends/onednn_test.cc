@@ -472,7 +472,10 @@ TEST_CASE("onednn MaxPool on a convolution's layout (own step): the reference's 
       for (int threads : {1, 2}) {
         auto sess = MakeSession(g.g, kBackend, threads);
         const Tensor got = RunS(*sess, {{"x", x}})[0].tensor;
-        CHECK(sess->Notes()[1] == "own max pooling on the input's layout");
+#if defined(__x86_64__)
+        // The own step runs below AVX-512 (where it was measured); AVX-512 keeps oneDNN's pooling.
+        if (!__builtin_cpu_supports("avx512f")) CHECK(sess->Notes()[1] == "own max pooling on the input's layout");
+#endif
         REQUIRE(got.shape == want.shape);
         int bad = 0, nans = 0;
         for (int64_t i = 0; i < got.numel(); ++i) {
