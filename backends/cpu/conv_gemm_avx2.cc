@@ -73,21 +73,21 @@ struct V8 {
 };
 
 #define TARE_INIT_ROW2(i)                                                       \
-  __m256 acc##i##0, acc##i##1;                                                  \
+  __m256 acc##i##0, acc##i##1 = _mm256_setzero_ps();                            \
   if (first) {                                                                  \
     acc##i##0 = _mm256_loadu_ps(k.bias + col);                                  \
-    acc##i##1 = _mm256_loadu_ps(k.bias + col + 8);                              \
+    if constexpr (Nv == 2) acc##i##1 = _mm256_loadu_ps(k.bias + col + 8);       \
   } else {                                                                      \
     const float* yr = k.y + (p0 + (i < rows ? i : 0)) * k.ystride + col;        \
     acc##i##0 = vmath_impl::Ld<V8, Full>(yr, m0);                               \
-    acc##i##1 = vmath_impl::Ld<V8, Full>(yr + 8, m1);                           \
+    if constexpr (Nv == 2) acc##i##1 = vmath_impl::Ld<V8, Full>(yr + 8, m1);    \
   }
 
-#define TARE_FMA_ROW2(i)                              \
-  {                                                   \
-    const __m256 va = _mm256_broadcast_ss(a##i + c);  \
-    acc##i##0 = _mm256_fmadd_ps(va, b0, acc##i##0);   \
-    acc##i##1 = _mm256_fmadd_ps(va, b1, acc##i##1);   \
+#define TARE_FMA_ROW2(i)                                                    \
+  {                                                                         \
+    const __m256 va = _mm256_broadcast_ss(a##i + c);                        \
+    acc##i##0 = _mm256_fmadd_ps(va, b0, acc##i##0);                         \
+    if constexpr (Nv == 2) acc##i##1 = _mm256_fmadd_ps(va, b1, acc##i##1);  \
   }
 
 #define TARE_FINISH2(v, off, m)                                                              \
@@ -97,22 +97,23 @@ struct V8 {
   }                                                                                          \
   vmath_impl::St<V8, Full>(k.y + roff + col + off, v, m);
 
-#define TARE_STORE_ROW2(i)                     \
-  if (i < rows) {                              \
-    const size_t roff = (p0 + i) * k.ystride;  \
-    const size_t rroff = (p0 + i) * k.rstride; \
-    TARE_FINISH2(acc##i##0, 0, m0)             \
-    TARE_FINISH2(acc##i##1, 8, m1)             \
+#define TARE_STORE_ROW2(i)                                \
+  if (i < rows) {                                         \
+    const size_t roff = (p0 + i) * k.ystride;             \
+    const size_t rroff = (p0 + i) * k.rstride;            \
+    TARE_FINISH2(acc##i##0, 0, m0)                        \
+    if constexpr (Nv == 2) { TARE_FINISH2(acc##i##1, 8, m1) } \
   }
 
-/// One tile and column strip [col, col + 16) of the 64-channel block, taps [cb, ce) (Full: all 16
-/// columns are output channels).
-template <bool Full>
+/// One tile and column strip of the 64-channel block, taps [cb, ce): Nv = 2 vectors, columns
+/// [col, col + 16), or Nv = 1, [col, col + 8) (a block's last 8 or fewer channels: a layer of 24
+/// or 40 channels computes no empty half-strip). Full: every column is an output channel.
+template <bool Full, int Nv>
 __attribute__((noinline)) void Tile2(const GemmConvTask& k, size_t tile, size_t col, size_t cb, size_t ce) {
   const bool first = cb == 0, last = ce == k.taps;
   const size_t p0 = tile * kMR;
   const size_t rows = std::min(kMR, k.pixels - p0);
-  const __m256i m0 = Mask8(k.nvalid, col), m1 = Mask8(k.nvalid, col + 8);
+  [[maybe_unused]] const __m256i m0 = Mask8(k.nvalid, col), m1 = Mask8(k.nvalid, col + 8);
   TARE_INIT_ROW2(0) TARE_INIT_ROW2(1) TARE_INIT_ROW2(2) TARE_INIT_ROW2(3) TARE_INIT_ROW2(4) TARE_INIT_ROW2(5)
   const float* const* ind = k.ind + tile * k.taps * kMR;
   const size_t cg = k.cg, coff = k.coff;
@@ -129,60 +130,12 @@ __attribute__((noinline)) void Tile2(const GemmConvTask& k, size_t tile, size_t 
       // one thread: ResNet-18's layer4 3 x 3 convolutions 67 -> 85 GFLOP/s, layer3 89 -> 94.
       _mm_prefetch(reinterpret_cast<const char*>(wp + 64 * 16), _MM_HINT_T0);
       const __m256 b0 = _mm256_loadu_ps(wp);
-      const __m256 b1 = _mm256_loadu_ps(wp + 8);
+      __m256 b1 = b0;
+      if constexpr (Nv == 2) b1 = _mm256_loadu_ps(wp + 8);
       TARE_FMA_ROW2(0) TARE_FMA_ROW2(1) TARE_FMA_ROW2(2) TARE_FMA_ROW2(3) TARE_FMA_ROW2(4) TARE_FMA_ROW2(5)
     }
   }
   TARE_STORE_ROW2(0) TARE_STORE_ROW2(1) TARE_STORE_ROW2(2) TARE_STORE_ROW2(3) TARE_STORE_ROW2(4) TARE_STORE_ROW2(5)
-}
-
-#define TARE_INIT_ROW1(i)                                                \
-  __m256 acc##i;                                                         \
-  if (first) {                                                           \
-    acc##i = vmath_impl::Ld<V8, Full>(k.bias + col, m0);                 \
-  } else {                                                               \
-    const float* yr = k.y + (p0 + (i < rows ? i : 0)) * k.ystride + col; \
-    acc##i = vmath_impl::Ld<V8, Full>(yr, m0);                           \
-  }
-
-#define TARE_STORE_ROW1(i)                     \
-  if (i < rows) {                              \
-    const size_t roff = (p0 + i) * k.ystride;  \
-    const size_t rroff = (p0 + i) * k.rstride; \
-    TARE_FINISH2(acc##i, 0, m0)                \
-  }
-
-/// The last 8 (or fewer) output channels of a block, [col, col + 8): a 6 x 8 tile, so a layer of
-/// 24 or 40 channels computes no empty 8-wide half-strip (6 accumulators; the same order of terms).
-template <bool Full>
-__attribute__((noinline)) void Tile1(const GemmConvTask& k, size_t tile, size_t col, size_t cb, size_t ce) {
-  const bool first = cb == 0, last = ce == k.taps;
-  const size_t p0 = tile * kMR;
-  const size_t rows = std::min(kMR, k.pixels - p0);
-  const __m256i m0 = Mask8(k.nvalid, col);
-  TARE_INIT_ROW1(0) TARE_INIT_ROW1(1) TARE_INIT_ROW1(2) TARE_INIT_ROW1(3) TARE_INIT_ROW1(4) TARE_INIT_ROW1(5)
-  const float* const* ind = k.ind + tile * k.taps * kMR;
-  const size_t cg = k.cg, coff = k.coff;
-  for (size_t t = cb; t < ce; ++t) {
-    const float* a0 = ind[t * kMR + 0] + coff;
-    const float* a1 = ind[t * kMR + 1] + coff;
-    const float* a2 = ind[t * kMR + 2] + coff;
-    const float* a3 = ind[t * kMR + 3] + coff;
-    const float* a4 = ind[t * kMR + 4] + coff;
-    const float* a5 = ind[t * kMR + 5] + coff;
-    const float* wp = k.w + t * cg * 64 + col;
-    for (size_t c = 0; c < cg; ++c, wp += 64) {
-      _mm_prefetch(reinterpret_cast<const char*>(wp + 64 * 16), _MM_HINT_T0);
-      const __m256 b0 = _mm256_loadu_ps(wp);
-      acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + c), b0, acc0);
-      acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + c), b0, acc1);
-      acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + c), b0, acc2);
-      acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + c), b0, acc3);
-      acc4 = _mm256_fmadd_ps(_mm256_broadcast_ss(a4 + c), b0, acc4);
-      acc5 = _mm256_fmadd_ps(_mm256_broadcast_ss(a5 + c), b0, acc5);
-    }
-  }
-  TARE_STORE_ROW1(0) TARE_STORE_ROW1(1) TARE_STORE_ROW1(2) TARE_STORE_ROW1(3) TARE_STORE_ROW1(4) TARE_STORE_ROW1(5)
 }
 
 }  // namespace
@@ -192,10 +145,10 @@ void GemmConvAvx2(const GemmConvTask& k) {
     const size_t ce = std::min(k.taps, cb + k.chunk_taps);
     for (size_t tile = k.t0; tile < k.t1; ++tile)
       for (size_t col = 0; col < 64 && col < k.nvalid; col += 16) {
-        if (col + 16 <= k.nvalid) Tile2<true>(k, tile, col, cb, ce);
-        else if (col + 8 == k.nvalid) Tile1<true>(k, tile, col, cb, ce);
-        else if (col + 8 > k.nvalid) Tile1<false>(k, tile, col, cb, ce);
-        else Tile2<false>(k, tile, col, cb, ce);
+        if (col + 16 <= k.nvalid) Tile2<true, 2>(k, tile, col, cb, ce);
+        else if (col + 8 == k.nvalid) Tile2<true, 1>(k, tile, col, cb, ce);
+        else if (col + 8 > k.nvalid) Tile2<false, 1>(k, tile, col, cb, ce);
+        else Tile2<false, 2>(k, tile, col, cb, ce);
       }
   }
 }

@@ -109,9 +109,8 @@ inline void TanhArr(const float* __restrict x, float* __restrict y, int64_t n) {
 /// written once per four terms. The recurrent product of a step: XNNPACK 2022's fully connected
 /// operator took about 2 us a step on lstm_text (B = 2, H = 48, 192 columns; the AVX2 6 x 16 kernel
 /// of Debian's build spills an accumulator to the stack), this loop 0.4 us (AMD Zen 3).
-TARE_RNN_CLONES void PackedProduct(const float* __restrict h, const float* __restrict r,
-                                      const float* __restrict bias, float* __restrict y, int64_t B, int64_t H,
-                                      int64_t cols) {
+TARE_RNN_CLONES void PackedProduct(const float* __restrict h, const float* __restrict r, const float* __restrict bias,
+                                   float* __restrict y, int64_t B, int64_t H, int64_t cols) {
   for (int64_t b = 0; b < B; ++b) {
     const float* hb = h + b * H;
     float* __restrict yb = y + b * cols;

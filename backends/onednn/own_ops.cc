@@ -92,10 +92,8 @@ void MaxPoolScalar(const float* x, float* y, int64_t C, int64_t N, int64_t IH, i
     }
 }
 
-}  // namespace
-
-namespace {
-
+/// y = x * s[n][c] over a channel-blocked x ([N][C / blk][HW][blk]; s is [N or 1][C] plain),
+/// one product per element; padded lanes (channels >= C) stay 0.
 template <int blk>
 void ScaleBlocked(const float* x, const float* s, float* y, int64_t N, int64_t C, int64_t HW, bool s_per_image) {
   const int64_t CB = (C + blk - 1) / blk;
@@ -150,7 +148,6 @@ Result<bool> TryBlockedChannelScale(Compiler& c, const Node& n, int a, int b) {
   c.Done(y);
   return true;
 }
-
 
 Result<bool> TryOwnMaxPool(Compiler& c, const Node& n) {
   const int x = n.inputs[0], y = n.outputs[0];
