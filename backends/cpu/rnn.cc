@@ -41,12 +41,14 @@ namespace tare::cpu {
 namespace {
 
 /// e^x in float for x clamped to [-87, 88] (a few ulp): x = n ln2 + r, |r| <= ln2/2, e^r by its
-/// Taylor polynomial of degree 7 (truncation < 6e-9 relative), times 2^n built in the exponent bits.
+/// Taylor polynomial of degree 7 (truncation < 6e-9 relative), times 2^n built in the exponent bits;
+/// +inf above ln(FLT_MAX) = 88.72, where e^x overflows (so Sigmoid(-inf) is 0, and a gate of 0
+/// times an infinite state gives NaN, as in the reference).
 inline float ExpF(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
   const float big = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  const float n = (x * 1.44269504088896341f + big) - big;
-  float r = x - n * 0.693359375f;  // ln2 = 0.693359375 - 2.12194440e-4; n * 0.693359375 is exact
+  const float n = (xc * 1.44269504088896341f + big) - big;
+  float r = xc - n * 0.693359375f;  // ln2 = 0.693359375 - 2.12194440e-4; n * 0.693359375 is exact
   r = r + n * 2.12194440e-4f;
   float p = 1.0f / 5040;
   p = p * r + 1.0f / 720;
@@ -59,7 +61,7 @@ inline float ExpF(float x) {
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return x > 88.72283935546875f ? INFINITY : p * scale;
 }
 
 inline float SigmoidF(float x) { return 1.0f / (1.0f + ExpF(-x)); }
@@ -325,7 +327,10 @@ Status CompileRnn(Compiler& c, const Node& n) {
   gs.og = static_cast<size_t>(nd * GH);
   gs.lo = -INFINITY;
   gs.hi = INFINITY;
-  const bool gemm = GemmConv::Available() && GemmConv::Worth(gs);
+  // GemmConv's clamp would turn a NaN into -inf: weights or biases holding a NaN or an inf take
+  // the plain product (X is checked at each run).
+  const bool finite = AllFinite(W, static_cast<size_t>(nd * GH * I)) && AllFinite(p.bias.data(), p.bias.size());
+  const bool gemm = finite && GemmConv::Available() && GemmConv::Worth(gs);
   if (gemm) p.input_gemm = std::make_shared<GemmConv>(gs, W, Bt ? p.bias.data() : nullptr);
 
   // Recurrent operators and state buffers.

@@ -130,16 +130,18 @@ TEST_CASE("cpu LSTM/GRU: wide inputs (the input projection on GemmConv)") {
     for (const char* op : {"LSTM", "GRU"}) CheckCase(rng, op, it % 2 ? "bidirectional" : "forward", it, true);
 }
 
-TEST_CASE("cpu LSTM/GRU: a NaN in X or in the initial state propagates as on ref64") {
+TEST_CASE("cpu LSTM/GRU: a NaN in X, the bias or the initial state, and infinite states, as on ref64") {
   // The fast input projection's clamp would turn a NaN into -inf (sigmoid 0, tanh -1: finite
-  // outputs); the cpu kernel then takes its plain product, whose NaN propagates.
+  // outputs): a NaN in X at run time, or in W or B at plan time, takes the plain product, whose
+  // NaN propagates. An infinite initial_h makes a gate exactly 0 or 1 (sigmoid of -inf must be 0,
+  // not a tiny number), so 0 times inf gives NaN where the reference does.
   std::mt19937 rng(45);
   for (const char* op : {"LSTM", "GRU"})
-    for (int where : {0, 1}) {  // 0: X, 1: initial_h
+    for (int where : {0, 1, 2, 3}) {  // 0: NaN in X, 1: NaN in initial_h, 2: NaN in B, 3: +-inf in initial_h
       CAPTURE(op);
       CAPTURE(where);
       const bool lstm = std::string(op) == "LSTM";
-      const int64_t G = lstm ? 4 : 3, S = 8, B = 2, I = 32, H = 16;
+      const int64_t G = lstm ? 4 : 3, S = 8, B = 2, I = 32, H = where == 3 ? 1 : 16;
       NodeOf nb(op, lstm ? 3 : 2);
       nb.Attr("hidden_size", H);
       const Node& node = nb;
@@ -147,7 +149,12 @@ TEST_CASE("cpu LSTM/GRU: a NaN in X or in the initial state propagates as on ref
                                 RandF32({1, G * H, H}, rng, -0.5, 0.5), RandF32({1, 2 * G * H}, rng), Tensor(),
                                 RandF32({1, B, H}, rng)};
       if (where == 0) in[0].as<float>()[3 * B * I + I + 5] = NAN;  // step 3, batch row 1
-      else in[5].as<float>()[2] = NAN;                              // batch row 0
+      else if (where == 1) in[5].as<float>()[2] = NAN;              // batch row 0
+      else if (where == 2) in[3].as<float>()[G * H - 1] = NAN;      // the bias of the last gate's last unit
+      else {
+        in[5].as<float>()[0] = INFINITY;
+        in[5].as<float>()[1] = -INFINITY;
+      }
       Result<std::vector<Tensor>> r64 = Run(node, in, DType::kFloat64);
       REQUIRE(r64.ok());
       std::vector<Tensor> y = RunCpu(node, in, {5}, 1, 1);
@@ -156,11 +163,14 @@ TEST_CASE("cpu LSTM/GRU: a NaN in X or in the initial state propagates as on ref
       for (size_t o = 0; o < y.size(); ++o)
         for (int64_t i = 0; i < y[o].numel(); ++i) {
           const double g = ReadDouble(y[o], i), w = ReadDouble((*r64)[o], i);
+          CAPTURE(o);
+          CAPTURE(i);
           CHECK(std::isnan(g) == std::isnan(w));
           if (std::isnan(w)) ++nans;
+          else if (std::isinf(w)) CHECK(g == w);
           else CHECK(std::fabs(g - w) <= 1e-4 * std::max(1.0, std::fabs(w)));
         }
-      CHECK(nans > 0);
+      if (where < 3 || !lstm) CHECK(nans > 0);
     }
 }
 
