@@ -148,6 +148,10 @@ std::vector<std::string> Session::Notes() const {
     // A node left to the reference fallback: why a backend before it that claims the op declined.
     if (out[o].empty() && im.placement[e] == im.backends.back()->name()) {
       const Node& n = im.exec->nodes[e];
+      if (im.pinned.count(n.name)) {  // there by the user's --pin, not for want of a backend
+        out[o] = "pinned";
+        continue;
+      }
       for (size_t b = 0; b + 1 < im.backends.size(); ++b) {
         const Backend& be = *im.backends[b];
         if (be.name() == im.backends.back()->name() || !be.ClaimsOp(n.domain, n.op)) continue;

@@ -45,6 +45,9 @@ grep -qF "layers of model.onnx on ref: 14 nodes; chained: worst rel L2" "$WORK/l
 # run --pin: the node runs where it is pinned; a bad pin is one error line.
 "$TARE" run "$FIX/model.onnx" --backend ref --pin /conv2/Conv=ref --input "$FIX/input.npy" --output-dir "$WORK/pin" --explain > "$WORK/pin.txt"
 grep -qE "^/conv2/Conv +ref" "$WORK/pin.txt" || { cat "$WORK/pin.txt"; echo "FAIL: --pin"; exit 1; }
+# Pinned to ref beside a backend that runs it: the note says pinned, not that the backend declines.
+"$TARE" run "$FIX/model.onnx" --backend cpu --pin /conv2/Conv=ref --input "$FIX/input.npy" --output-dir "$WORK/pin" --explain > "$WORK/pin2.txt"
+grep -qE "^/conv2/Conv +ref +pinned$" "$WORK/pin2.txt" || { cat "$WORK/pin2.txt"; echo "FAIL: --pin note"; exit 1; }
 if "$TARE" run "$FIX/model.onnx" --pin nosuch=ref --input "$FIX/input.npy" --output-dir "$WORK/pin" 2> "$WORK/pin_err.txt"; then
   echo "FAIL: --pin nosuch accepted"; exit 1; fi
 grep -qF "tare: error: --pin nosuch=ref: the model has no node named 'nosuch'" "$WORK/pin_err.txt" || { cat "$WORK/pin_err.txt"; echo "FAIL: --pin error"; exit 1; }
