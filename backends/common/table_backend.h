@@ -30,6 +30,12 @@ struct GraphInfo {
 bool IsF32(const Graph& g, int v);
 /// Whether value `v` is present and known before run time.
 inline bool Known(const GraphInfo& info, int v) { return v >= 0 && info.known[v]; }
+/// The first output of n that is present (an LSTM/GRU may leave Y out and keep Y_h), or -1.
+inline int FirstOutput(const Node& n) {
+  for (int v : n.outputs)
+    if (v >= 0) return v;
+  return -1;
+}
 
 /// Whether x[0, n) holds no NaN and no inf (a scan of the exponent bits; vectorized, one clone per
 /// x86-64 level with GCC). The fast backends' guards call it before a kernel that would lose a NaN
@@ -134,16 +140,17 @@ class TableBackend : public Backend {
   bool Supports(const Node& node, const Graph& graph) const override {
     const TableOp<C>* op = Find(node);
     if (!op) return false;
-    // A float32 first output (integer variants of these ops stay on ref; an unknown dtype is
+    // A float32 first present output (integer variants of these ops stay on ref; an unknown dtype is
     // checked at Compile); the op checks the rest. A float16 or bfloat16 node is claimed when its
     // float32 form is, and computed in float32 (WidePartition; the backend's Compile widens it).
-    if (node.outputs.empty() || node.outputs[0] < 0) return false;
-    const DType out = graph.values[node.outputs[0]].dtype;
+    const int first = FirstOutput(node);
+    if (first < 0) return false;
+    const DType out = graph.values[first].dtype;
     if (out == DType::kFloat16 || out == DType::kBFloat16 || (out == DType::kUndefined && HasNarrowFloatData(node, graph))) {
       const GraphInfo& info = Info(graph);
       return op->supports(node, Wide(graph), info);
     }
-    if (!IsF32(graph, node.outputs[0])) return false;
+    if (!IsF32(graph, first)) return false;
     return op->supports(node, graph, Info(graph));
   }
 

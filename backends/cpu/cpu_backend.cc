@@ -36,7 +36,7 @@ const std::vector<OpImpl>& CpuOps() {
 
 namespace {
 
-/// Whether the data tensors of n are float32 as the fast paths assume: its first output and its
+/// Whether the data tensors of n are float32 as the fast paths assume: its first present output and its
 /// first input, and every input of the elementwise ops and Concat (other inputs are attributes-like:
 /// shapes, pads, bounds; or checked float32 by shape inference: weights of Conv and Gemm).
 bool FloatData(const Node& n, const std::vector<Tensor>& slots) {
@@ -44,7 +44,7 @@ bool FloatData(const Node& n, const std::vector<Tensor>& slots) {
   if (n.op == "Where" && n.domain.empty())  // a bool condition, float32 X and Y
     return f32(n.outputs[0]) && n.inputs.size() == 3 && n.inputs[0] >= 0 && slots[n.inputs[0]].dtype == DType::kBool &&
            slots[n.inputs[0]].is_tensor() && f32(n.inputs[1]) && f32(n.inputs[2]);
-  if (!f32(n.outputs[0]) || !f32(n.inputs[0])) return false;
+  if (!f32(FirstOutput(n)) || !f32(n.inputs[0])) return false;
   const bool all = n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" || n.op == "Pow" || n.op == "Concat";
   for (int v : n.inputs)
     if (all && !f32(v)) return false;

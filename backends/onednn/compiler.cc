@@ -653,7 +653,7 @@ class OnednnBackend : public TableBackend<Compiler> {
         SetOmpThreads(node_threads);
         c.SetThreads(node_threads);
         const OpImpl* op = Find(n);
-        const bool f32 = !n.outputs.empty() && c.F32(n.outputs[0]) && !n.inputs.empty() && c.F32(n.inputs[0]);
+        const bool f32 = c.F32(FirstOutput(n)) && !n.inputs.empty() && c.F32(n.inputs[0]);
         if (!op || !f32) {
           TARE_RETURN_IF_ERROR(c.CompileRef(n));
           continue;
