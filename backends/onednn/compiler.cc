@@ -525,6 +525,7 @@ Status Compiler::GuardChain(const Snapshot& before) {
     return Status::Ok();
   };
   steps_.insert(steps_.begin() + std::ptrdiff_t(before.steps), std::move(pre));
+  const std::string post_label = "NaN/inf guard result of " + NodeAt(start_).op + " " + NodeAt(start_).name;
   AddFn([=]() mutable -> Status {
     if (!result->data) return Status::Ok();
     memory from(y_plain, eng, result->data);
@@ -533,6 +534,7 @@ Status Compiler::GuardChain(const Snapshot& before) {
     *result = Tensor();
     return Status::Ok();
   });
+  steps_.back().label = post_label;
   return Status::Ok();
 }
 
