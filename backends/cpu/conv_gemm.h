@@ -53,7 +53,7 @@ class GemmConv {
   size_t hp_ = 0, wp_ = 0;      // padded input dims
   Buffer<float> padded_;
   const float* x_ = nullptr;
-  Buffer<float> w_;                    // [groups][nblocks][taps][cg][64]
+  Buffer<float> w_;                    // [groups][nblocks]: [taps][cg][64] (AVX-512), [4][taps][cg][16] (AVX2)
   Buffer<float> bias_;                 // [groups][nblocks][64]
   Buffer<float> zeros_;                // padding taps read these
   Buffer<const float*> ind_;           // [tiles][taps][6] input pixel pointers (group 0)
@@ -64,7 +64,8 @@ class GemmConv {
 /// Batched matrix products on run-time operands on GemmConv's tile loop (issue 23: attention's
 /// Q K^T and P V): y[b] (M x N, row-major, batches contiguous) = A[a_off[b]] (M x K) times
 /// B[b_off[b]] (K x N), the offsets in matrices from a and b. A's rows are the "pixels" (one tap of
-/// K channels); at each run every B matrix is packed into 64-column blocks ([K][64], zero-padded),
+/// K channels); at each run every B matrix is packed into 64-column blocks (zero-padded; [K][64],
+/// or [4][K][16] on AVX2),
 /// then (batch, column block, run of row tiles) tasks split over the pool. Each output is acc = 0,
 /// then acc = fma(a, b, acc) over k in order. The tile loop's clamp would turn a NaN into -inf:
 /// Run is for finite operands only (the caller checks, AllFinite).
@@ -84,7 +85,7 @@ class BatchedGemm {
   std::vector<size_t> a_off_, b_off_;
   const float* b_;
   float* y_;
-  Buffer<float> packed_;       // [bmats][nblocks][K][64], filled at each run
+  Buffer<float> packed_;       // [bmats][nblocks][64 K] (GemmConv's block layout), filled at each run
   Buffer<float> zeros_;        // K zeros (rows past M) and the 64 zero biases
   Buffer<const float*> ind_;   // [batches][tiles][6] row pointers of A
   bool ok_ = false;
@@ -94,7 +95,7 @@ class BatchedGemm {
 /// channel block nb of group g, taps chunked by `chunk_taps`.
 struct GemmConvTask {
   const float* const* ind;  // [tiles][taps][6]
-  const float* w;           // this group's and block's packed weights [taps][cg][64]
+  const float* w;           // this group's and block's packed weights ([taps][cg][64]; AVX2 [4][taps][cg][16])
   const float* bias;        // [64]
   float* y;                 // output, pixel p at y + p * ystride (already offset to the block)
   const float* res;         // residual (or null), pixel p at res + p * rstride

@@ -1,7 +1,8 @@
 // The AVX2 + FMA tile loop of GemmConv (conv_gemm.h; issue 23): built with -mavx2 -mfma, called
 // only when CpuIsa() is AVX2 (an AVX-512 machine runs conv_gemm_avx512.cc unless TARE_CPU_ISA caps
-// it). The weights are packed as for AVX-512 ([taps][cg][64] per channel block); a tile is 6
-// output pixels x 16 output channels (12 ymm accumulators, 2 weight loads and 6 broadcasts per input
+// it). A 64-channel block's weights are packed as four 16-column strips one after another
+// ([4][taps][cg][16], GemmConv's PackedAt), so a strip streams contiguously; a tile is 6 output
+// pixels x 16 output channels (12 ymm accumulators, 2 weight loads and 6 broadcasts per input
 // channel, 15 of the 16 ymm registers), and a 64-channel block is four such column strips. Each
 // output element sums bias, then taps in order, channels ascending, one FMA each: the AVX-512
 // kernel's order, so both give the same bits.
@@ -18,6 +19,8 @@ namespace tare::cpu {
 namespace {
 
 constexpr size_t kMR = 6;
+/// Prefetch distance in floats along a strip: 64 inputs, 4 KiB (512 and 2048 measured slower).
+constexpr size_t kPrefetch = 1024;
 
 /// Lanes [0, n) of 8 enabled (n clamped to [0, 8]), as _mm256_maskload_ps/_maskstore_ps want.
 __m256i Mask8(size_t nvalid, size_t lo) {
@@ -124,11 +127,11 @@ __attribute__((noinline)) void Tile2(const GemmConvTask& k, size_t tile, size_t 
     const float* a3 = ind[t * kMR + 3] + coff;
     const float* a4 = ind[t * kMR + 4] + coff;
     const float* a5 = ind[t * kMR + 5] + coff;
-    const float* wp = k.w + t * cg * 64 + col;
-    for (size_t c = 0; c < cg; ++c, wp += 64) {
-      // The weights 16 inputs ahead (4 KiB): the first tile of a chunk reads them from memory. Zen 3,
-      // one thread: ResNet-18's layer4 3 x 3 convolutions 67 -> 85 GFLOP/s, layer3 89 -> 94.
-      _mm_prefetch(reinterpret_cast<const char*>(wp + 64 * 16), _MM_HINT_T0);
+    const float* wp = k.w + (col / 16) * k.taps * cg * 16 + t * cg * 16 + col % 16;
+    for (size_t c = 0; c < cg; ++c, wp += 16) {
+      // The weights 4 KiB ahead: the first tile of a chunk reads them from memory (Zen 3, one
+      // thread: ResNet-18's layer4 3 x 3 convolutions 67 -> 87 GFLOP/s).
+      _mm_prefetch(reinterpret_cast<const char*>(wp + kPrefetch), _MM_HINT_T0);
       const __m256 b0 = _mm256_loadu_ps(wp);
       __m256 b1 = b0;
       if constexpr (Nv == 2) b1 = _mm256_loadu_ps(wp + 8);
