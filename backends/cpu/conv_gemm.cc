@@ -16,8 +16,6 @@ constexpr size_t kKc = 1024;
 /// Pixel tiles per task on one thread (the task's output rows, 96 KiB, stay in L2 across chunks).
 constexpr size_t kTilesPerTask = 64;
 
-}  // namespace
-
 /// Where weight (k, j) of a 64-column block of K rows sits: [K][64] for the AVX-512 tile, four
 /// 16-column strips one after another ([4][K][16]) for the AVX2 one, which reads one strip at a
 /// time: contiguous, it streams and prefetches better than rows 256 bytes apart (Zen 3, 1 thread:
@@ -26,6 +24,8 @@ size_t PackedAt(size_t k, size_t j, size_t K) {
   if (CpuIsa() == Isa::kAvx512) return k * kNR + j;
   return (j / 16) * K * 16 + k * 16 + j % 16;
 }
+
+}  // namespace
 
 bool GemmConv::Available() { return CpuIsa() != Isa::kGeneric; }
 
