@@ -45,7 +45,8 @@ namespace {
 /// +inf above ln(FLT_MAX) = 88.72, where e^x overflows (so Sigmoid(-inf) is 0, and a gate of 0
 /// times an infinite state gives NaN, as in the reference).
 inline float ExpF(float x) {
-  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  // A NaN computes on 0 (no float-to-int conversion of a NaN, undefined in C++) and is returned.
+  const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : (x == x ? x : 0.0f));
   const float big = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   const float n = (xc * 1.44269504088896341f + big) - big;
   float r = xc - n * 0.693359375f;  // ln2 = 0.693359375 - 2.12194440e-4; n * 0.693359375 is exact
@@ -61,7 +62,7 @@ inline float ExpF(float x) {
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return x > 88.72283935546875f ? INFINITY : p * scale;
+  return x > 88.72283935546875f ? INFINITY : (x == x ? p * scale : x);
 }
 
 inline float SigmoidF(float x) { return 1.0f / (1.0f + ExpF(-x)); }
