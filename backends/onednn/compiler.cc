@@ -359,10 +359,10 @@ void Compiler::Add(dnnl::primitive p, std::unordered_map<int, memory> args, cons
   if (!impl.empty()) notes_[start_] = impl;
 }
 
-void Compiler::AddFn(std::function<Status()> fn) {
+void Compiler::AddFn(std::function<Status()> fn, std::string label) {
   Step s;
   s.fn = std::move(fn);
-  s.label = NodeAt(pos_).op + " " + NodeAt(pos_).name;
+  s.label = label.empty() ? NodeAt(pos_).op + " " + NodeAt(pos_).name : std::move(label);
   steps_.push_back(std::move(s));
 }
 
@@ -525,7 +525,6 @@ Status Compiler::GuardChain(const Snapshot& before) {
     return Status::Ok();
   };
   steps_.insert(steps_.begin() + std::ptrdiff_t(before.steps), std::move(pre));
-  const std::string post_label = "NaN/inf guard result of " + NodeAt(start_).op + " " + NodeAt(start_).name;
   AddFn([=]() mutable -> Status {
     if (!result->data) return Status::Ok();
     memory from(y_plain, eng, result->data);
@@ -533,8 +532,7 @@ Status Compiler::GuardChain(const Snapshot& before) {
     strm.wait();
     *result = Tensor();
     return Status::Ok();
-  });
-  steps_.back().label = post_label;
+  }, "NaN/inf guard result of " + NodeAt(start_).op + " " + NodeAt(start_).name);
   return Status::Ok();
 }
 

@@ -138,7 +138,8 @@ class Compiler {
   void Note(const std::string& s) { notes_[start_] = s; }
 
   void Add(dnnl::primitive p, std::unordered_map<int, memory> args, const std::string& impl = "");
-  void AddFn(std::function<Status()> fn);
+  /// An own step (`fn`), labelled for TARE_ONEDNN_PROFILE with `label`, or with the current node.
+  void AddFn(std::function<Status()> fn, std::string label = "");
 
   /// Runs `n` with its reference kernel (float32, plain layouts).
   Status CompileRef(const Node& n);

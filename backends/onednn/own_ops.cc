@@ -40,13 +40,14 @@ memory::desc DescOf(const PixelLayout& l, const Shape& Y) {
 /// 8 floats (GCC/Clang vector extension: one AVX register, or two SSE ones).
 typedef float V8f __attribute__((vector_size(32)));
 
-/// Max pooling over [planes][H][W][lanes] (channels-last: one plane per image, lanes = C; a
-/// multiple of 8 here, else MaxPoolScalar); windows clamped to the input, taps in row-major order,
-/// the first in-input tap starting the max; 8 lanes a register.
+/// Max pooling over [planes][H][W][lanes] (channels-last: one plane per image, lanes = C);
+/// windows clamped to the input, taps in row-major order, the first in-input tap starting the max
+/// (the reference's step: v replaces best when best is not NaN and v is greater or NaN); 8 lanes a
+/// register, the lanes past a multiple of 8 one at a time.
 TARE_OWN_CLONES void MaxPoolPixels(const float* x, float* y, int64_t planes, int64_t lanes, int64_t IH, int64_t IW,
                                    int64_t OH, int64_t OW, const PoolGeom& g) {
   const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0], sw = g.strides[1], pt = g.pl[0], pl = g.pl[1];
-  const size_t L = size_t(lanes);
+  const size_t L = size_t(lanes), L8 = L / 8 * 8;
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oy = 0; oy < OH; ++oy) {
       const int64_t y0 = std::max<int64_t>(0, oy * sh - pt), y1 = std::min(IH, oy * sh - pt + kh);
@@ -54,39 +55,25 @@ TARE_OWN_CLONES void MaxPoolPixels(const float* x, float* y, int64_t planes, int
       for (int64_t ox = 0; ox < OW; ++ox) {
         const int64_t x0 = std::max<int64_t>(0, ox * sw - pl), x1 = std::min(IW, ox * sw - pl + kw);
         float* yv = y + size_t((p * OH + oy) * OW + ox) * L;
-        for (size_t c = 0; c < L; c += 8) {
+        const float* first = plane + size_t(y0 * IW + x0) * L;
+        for (size_t c = 0; c < L8; c += 8) {
           V8f best, v;
-          std::memcpy(&best, plane + size_t(y0 * IW + x0) * L + c, sizeof best);
+          std::memcpy(&best, first + c, sizeof best);
           for (int64_t iy = y0; iy < y1; ++iy)
             for (int64_t ix = x0; ix < x1; ++ix) {
-              // The reference's step: v replaces best when best is not NaN and v is greater or NaN.
               std::memcpy(&v, plane + size_t(iy * IW + ix) * L + c, sizeof v);
               best = ((best == best) & ((v > best) | (v != v))) ? v : best;
             }
           std::memcpy(yv + c, &best, sizeof best);
         }
-      }
-    }
-}
-
-/// The same for channels-last with C not a multiple of 8, one float at a time.
-void MaxPoolScalar(const float* x, float* y, int64_t C, int64_t N, int64_t IH, int64_t IW, int64_t OH, int64_t OW,
-                   const PoolGeom& g) {
-  const int64_t kh = g.kernel[0], kw = g.kernel[1], sh = g.strides[0], sw = g.strides[1], pt = g.pl[0], pl = g.pl[1];
-  for (int64_t p = 0; p < N; ++p)
-    for (int64_t oy = 0; oy < OH; ++oy) {
-      const int64_t y0 = std::max<int64_t>(0, oy * sh - pt), y1 = std::min(IH, oy * sh - pt + kh);
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        const int64_t x0 = std::max<int64_t>(0, ox * sw - pl), x1 = std::min(IW, ox * sw - pl + kw);
-        for (int64_t c = 0; c < C; ++c) {
-          const float* plane = x + p * IH * IW * C + c;
-          float best = plane[(y0 * IW + x0) * C];
+        for (size_t c = L8; c < L; ++c) {
+          float best = first[c];
           for (int64_t iy = y0; iy < y1; ++iy)
             for (int64_t ix = x0; ix < x1; ++ix) {
-              const float v = plane[(iy * IW + ix) * C];
+              const float v = plane[size_t(iy * IW + ix) * L + c];
               if (best == best && (v > best || v != v)) best = v;
             }
-          y[((p * OH + oy) * OW + ox) * C + c] = best;
+          yv[c] = best;
         }
       }
     }
@@ -172,8 +159,7 @@ Result<bool> TryOwnMaxPool(Compiler& c, const Node& n) {
   c.AddFn([=]() -> Status {
     const float* xs = static_cast<const float*>(src.get_data_handle());
     float* ys = static_cast<float*>(dst.get_data_handle());
-    if (lanes % 8 == 0) MaxPoolPixels(xs, ys, planes, lanes, IH, IW, OH, OW, g);
-    else MaxPoolScalar(xs, ys, lanes, planes, IH, IW, OH, OW, g);
+    MaxPoolPixels(xs, ys, planes, lanes, IH, IW, OH, OW, g);
     return Status::Ok();
   });
   c.Note("own max pooling on the input's layout");
